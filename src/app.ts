@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Database } from './db/connection.ts';
+import { AppError } from './errors.ts';
+import { requireApiKey } from './http/auth.ts';
+import { registerErrorHandling } from './http/errors.ts';
+import { healthRoutes } from './http/health.ts';
+import { idempotentPosts } from './http/idempotency.ts';
+import { registerOpenApi } from './http/openapi.ts';
+import { createRateLimit } from './http/rate-limit.ts';
+import { Problem } from './http/schemas.ts';
+import type { Api } from './http/types.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { accountRoutes } from './resources/accounts/routes.ts';
+import { personLogRoutes } from './resources/person-logs/routes.ts';
+import { personRoutes } from './resources/persons/routes.ts';
+import type { Signer } from './signing.ts';
+
+export interface AppOptions {
+  database: Database;
+  signer: Signer;
+  publicUrl: string;
+  rateLimitRps: number;
+  redis?: Redis;
+  logger?: FastifyServerOptions['logger'];
+}
+
+const BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const API_ROUTES = [accountRoutes, personRoutes, personLogRoutes];
+
+function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/** JSON bodies; an empty body counts as none, so that actions accept `{}` or nothing. */
+function acceptJsonBodies(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string', bodyLimit: BODY_LIMIT },
+    (request, body, done) => {
+      const text = body.toString();
+      if (text === '') return done(null, undefined);
+      parseJson(request, text, (error, value) =>
+        error
+          ? done(new AppError('invalid_json', `The body is not valid JSON: ${error.message}`))
+          : done(null, value),
+      );
+    },
+  );
+  app.addHook('preValidation', async (request) => {
+    if (request.body === undefined && ['POST', 'PATCH', 'PUT'].includes(request.method)) request.body = {};
+  });
+}
+
+/** Authenticated /v0 routes: API key, rate limit per key, idempotent POSTs, problem responses documented. */
+async function apiScope(api: Api, options: AppOptions): Promise<void> {
+  requireApiKey(api, options.database);
+  const rateLimit = createRateLimit({ perSecond: options.rateLimitRps, name: 'key', redis: options.redis });
+  api.addHook('onRequest', async (request, reply) => {
+    if (request.caller) await rateLimit.take(request.caller.keyId, reply);
+  });
+  idempotentPosts(api);
+  api.addHook('onRoute', (route) => {
+    route.schema = {
+      ...route.schema,
+      response: { ...(route.schema?.response as object), '4XX': Problem, '5XX': Problem },
+    };
+  });
+  for (const routes of API_ROUTES) await api.register(routes);
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: (request) => requestIdOf(request.headers['x-request-id']),
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('signer', options.signer);
+  app.setValidatorCompiler(validatorCompiler);
+  acceptJsonBodies(app);
+  registerErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await registerOpenApi(app, options.publicUrl);
+  await app.register((scope: Api) => healthRoutes(scope, options.database));
+  await app.register((api: Api) => apiScope(api, options));
+  return app;
+}

@@ -1,0 +1,96 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.ts';
+import { type Database, openDatabase } from '../db/connection.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { AppError } from '../errors.ts';
+import { issueKey, listKeys, revoke } from '../resources/api-keys/service.ts';
+import { createTenant, getTenant } from '../resources/tenants/service.ts';
+import { serve } from '../server.ts';
+
+const USAGE = `Usage: tailor <command>
+
+  serve                                   serve the API (the default command)
+  migrate                                 bring the database schema up to date
+  tenants create --name N [--slug S]      create a tenant and its first API key
+  keys create --tenant T [--read-only]    issue an API key (T: tenant id or slug)
+  keys list --tenant T                    list a tenant's keys (never the keys themselves)
+  keys revoke KEY_ID                      revoke a key; effective on the next request
+
+Configuration comes from the environment; see docs/configuration.md.`;
+
+type Options = { name?: string; slug?: string; tenant?: string; 'read-only'?: boolean; help?: boolean };
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new AppError('validation_failed', `${what} is required\n\n${USAGE}`);
+  return value;
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Runs a command that needs the database (migrated) and closes it afterwards. */
+async function withDatabase(
+  work: (database: Database, applied: string[]) => Promise<unknown>,
+): Promise<void> {
+  const database = openDatabase(loadConfig());
+  try {
+    const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
+    const result = await work(database, applied);
+    if (result !== undefined) print(result);
+  } finally {
+    await database.close();
+  }
+}
+
+async function run(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      tenant: { type: 'string' },
+      'read-only': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const options = values as Options;
+  const [command = 'serve', action, target] = positionals;
+  if (options.help || command === 'help') return void process.stdout.write(`${USAGE}\n`);
+  const key = `${command}${action ? ` ${action}` : ''}`;
+  switch (key) {
+    case 'serve':
+      return serve(loadConfig());
+    case 'migrate':
+      return withDatabase(async (_database, applied) => ({ applied }));
+    case 'tenants create':
+      return withDatabase(({ db, dialect }) =>
+        createTenant(db, dialect, { name: required(options.name, '--name'), slug: options.slug }),
+      );
+    case 'keys create':
+      return withDatabase(async ({ db }) => {
+        const tenant = await getTenant(db, required(options.tenant, '--tenant'));
+        return issueKey(db, tenant.tenantId, { readOnly: options['read-only'] === true });
+      });
+    case 'keys list':
+      return withDatabase(async ({ db }) =>
+        listKeys(db, (await getTenant(db, required(options.tenant, '--tenant'))).tenantId),
+      );
+    case 'keys revoke':
+      return withDatabase(({ db }) => revoke(db, required(target, 'KEY_ID')));
+    default:
+      throw new AppError('validation_failed', `Unknown command "${key}"\n\n${USAGE}`);
+  }
+}
+
+try {
+  await run(process.argv.slice(2));
+} catch (error) {
+  const usageError = (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+  if (error instanceof ConfigError || error instanceof AppError || usageError) {
+    process.stderr.write(`tailor: ${(error as Error).message}\n`);
+    process.exit(error instanceof ConfigError ? 78 : 1);
+  }
+  throw error;
+}

@@ -1,0 +1,102 @@
+import { type CreateTableBuilder, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+
+/**
+ * Everything that differs between SQLite and PostgreSQL lives here, so that migrations, stores
+ * and services stay the same for both.
+ *
+ * Substring search: SQLite keeps an FTS5 trigram index beside each searchable table, keyed by an
+ * integer `seq` column (stable rowids); PostgreSQL keeps a pg_trgm GIN index per column and
+ * answers ILIKE from it. Both match case-insensitively on any substring of three or more
+ * characters through the index; shorter queries fall back to a LIKE scan on both.
+ */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** Starts a table whose rows are found by substring search: `id` text key plus what the index needs. */
+  searchableTable(db: Kysely<unknown>, table: string): CreateTableBuilder<string, 'id'>;
+  createSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void>;
+  /** True when any of the table's columns contains `query`, case-insensitively. */
+  substringMatch(table: string, columns: string[], query: string): Expression<SqlBool>;
+  isUniqueViolation(error: unknown): boolean;
+}
+
+const MIN_INDEXED_QUERY = 3;
+
+function likePattern(query: string): string {
+  return `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function likeAny(
+  table: string,
+  columns: string[],
+  query: string,
+  operator: 'LIKE' | 'ILIKE',
+): Expression<SqlBool> {
+  const pattern = likePattern(query);
+  const tests = columns.map(
+    (column) => sql<SqlBool>`${sql.ref(`${table}.${column}`)} ${sql.raw(operator)} ${pattern} ESCAPE '\\'`,
+  );
+  return sql<SqlBool>`(${sql.join(tests, sql` OR `)})`;
+}
+
+export const sqliteDialect: Dialect = {
+  name: 'sqlite',
+  searchableTable(db, table) {
+    return db.schema
+      .createTable(table)
+      .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
+      .addColumn('id', 'text', (c) => c.notNull().unique());
+  },
+  async createSearchIndex(db, table, columns) {
+    const fts = `${table}_fts`;
+    const list = columns.join(', ');
+    const values = (row: 'new' | 'old') => columns.map((c) => `${row}.${c}`).join(', ');
+    await sql
+      .raw(
+        `CREATE VIRTUAL TABLE ${fts} USING fts5(${list}, content='${table}', content_rowid='seq', tokenize='trigram')`,
+      )
+      .execute(db);
+    await sql
+      .raw(`CREATE TRIGGER ${fts}_insert AFTER INSERT ON ${table} BEGIN
+        INSERT INTO ${fts}(rowid, ${list}) VALUES (new.seq, ${values('new')}); END`)
+      .execute(db);
+    await sql
+      .raw(`CREATE TRIGGER ${fts}_delete AFTER DELETE ON ${table} BEGIN
+        INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${values('old')}); END`)
+      .execute(db);
+    await sql
+      .raw(`CREATE TRIGGER ${fts}_update AFTER UPDATE OF ${list} ON ${table} BEGIN
+        INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${values('old')});
+        INSERT INTO ${fts}(rowid, ${list}) VALUES (new.seq, ${values('new')}); END`)
+      .execute(db);
+  },
+  substringMatch(table, columns, query) {
+    if ([...query].length < MIN_INDEXED_QUERY) return likeAny(table, columns, query, 'LIKE');
+    const phrase = `"${query.replaceAll('"', '""')}"`;
+    const fts = sql.table(`${table}_fts`);
+    return sql<SqlBool>`${sql.ref(`${table}.seq`)} IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${phrase})`;
+  },
+  isUniqueViolation(error) {
+    const code = (error as { code?: unknown })?.code;
+    return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  },
+};
+
+export const postgresDialect: Dialect = {
+  name: 'postgres',
+  searchableTable(db, table) {
+    return db.schema.createTable(table).addColumn('id', 'text', (c) => c.primaryKey());
+  },
+  async createSearchIndex(db, table, columns) {
+    for (const column of columns) {
+      await sql
+        .raw(`CREATE INDEX ${table}_${column}_trgm ON ${table} USING gin (${column} gin_trgm_ops)`)
+        .execute(db);
+    }
+  },
+  substringMatch(table, columns, query) {
+    return likeAny(table, columns, query, 'ILIKE');
+  },
+  isUniqueViolation(error) {
+    return (error as { code?: unknown })?.code === '23505';
+  },
+};

@@ -1,0 +1,34 @@
+/** Keyset pagination as stores see it: where to resume, and what a page holds. */
+
+/** The sort-key values of the last item of the previous page. */
+export type Keyset = (string | number)[];
+
+export interface PageRequest {
+  limit: number;
+  after?: Keyset;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+  totalCount: number | null;
+  /** Where the next page starts; present exactly when hasMore. */
+  next?: Keyset;
+}
+
+/** Builds a page from up to `limit + 1` rows fetched in sort order. */
+export function pageOf<R>(
+  rows: R[],
+  request: PageRequest,
+  keyOf: (row: R) => Keyset,
+  totalCount: number | null,
+): Page<R> {
+  const hasMore = rows.length > request.limit;
+  const items = hasMore ? rows.slice(0, request.limit) : rows;
+  const last = items.at(-1);
+  return { items, hasMore, totalCount, ...(hasMore && last ? { next: keyOf(last) } : {}) };
+}
+
+export function mapPage<R, T>(page: Page<R>, present: (row: R) => T): Page<T> {
+  return { ...page, items: page.items.map(present) };
+}

@@ -1,0 +1,57 @@
+/**
+ * Every failure the service reports is an AppError with one of these codes; the HTTP layer maps
+ * each code to its status and a problem+json body. Services throw them without knowing about HTTP.
+ */
+export const ERROR_STATUS = {
+  validation_failed: 400,
+  invalid_json: 400,
+  invalid_cursor: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  invalid_state: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface FieldError {
+  /** JSON pointer into the request, such as `/body/name`. */
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly errors?: FieldError[],
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('not_found', `${what} not found`);
+}
+
+export function invalidField(path: string, message: string): AppError {
+  return new AppError('validation_failed', `${path} ${message}`, [{ path, message }]);
+}
+
+export function invalidState(message: string): AppError {
+  return new AppError('invalid_state', message);
+}

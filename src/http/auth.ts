@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Database } from '../db/connection.ts';
+import { TenantDb } from '../db/tenant-db.ts';
+import { AppError } from '../errors.ts';
+import { authenticate, type Caller } from '../resources/api-keys/service.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller | null;
+    /** The caller's tenant; set on every authenticated route before its handler runs. */
+    tenantDb: TenantDb;
+  }
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
+async function identify(database: Database, request: FastifyRequest): Promise<Caller> {
+  const header = request.headers['x-api-key'];
+  const apiKey = Array.isArray(header) ? header[0] : header;
+  if (!apiKey) throw new AppError('missing_api_key', 'Send your API key in the x-api-key header');
+  return authenticate(database.db, apiKey);
+}
+
+/** Every route registered in `scope` after this needs a live API key; read-only keys may only read. */
+export function requireApiKey(scope: FastifyInstance, database: Database): void {
+  scope.decorateRequest('caller', null);
+  scope.decorateRequest('tenantDb', null as unknown as TenantDb);
+  scope.addHook('onRequest', async (request, reply) => {
+    let caller: Caller;
+    try {
+      caller = await identify(database, request);
+    } catch (error) {
+      reply.header('WWW-Authenticate', 'ApiKey header="x-api-key"');
+      throw error;
+    }
+    if (caller.readOnly && !READ_METHODS.has(request.method)) {
+      throw new AppError('forbidden', 'This API key is read-only; it may only make GET requests');
+    }
+    request.caller = caller;
+    request.tenantDb = new TenantDb(caller.tenantId, database.db, database.dialect);
+  });
+}

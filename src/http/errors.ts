@@ -1,0 +1,119 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.ts';
+
+const TITLES: Record<ErrorCode, string> = {
+  validation_failed: 'Validation failed',
+  invalid_json: 'Invalid JSON',
+  invalid_cursor: 'Invalid cursor',
+  missing_api_key: 'Missing API key',
+  invalid_api_key: 'Invalid API key',
+  forbidden: 'Forbidden',
+  not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
+  conflict: 'Conflict',
+  invalid_state: 'Invalid state',
+  payload_too_large: 'Payload too large',
+  unsupported_media_type: 'Unsupported media type',
+  idempotency_key_reused: 'Idempotency key reused',
+  rate_limited: 'Too many requests',
+  internal: 'Internal error',
+  unavailable: 'Service unavailable',
+};
+
+const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+
+interface AjvIssue {
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Sends an error as RFC 9457 problem details. */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  return reply
+    .code(error.status)
+    .type('application/problem+json')
+    .send({
+      type: `urn:tailor:error:${error.code}`,
+      title: TITLES[error.code],
+      status: error.status,
+      detail: error.message,
+      code: error.code,
+      requestId: request.id,
+      ...(error.errors ? { errors: error.errors } : {}),
+    });
+}
+
+function fieldErrors(issues: AjvIssue[], part: string): FieldError[] {
+  return issues.map((issue) => {
+    const field = issue.params.missingProperty ?? issue.params.additionalProperty;
+    const path = `/${part}${issue.instancePath}${field === undefined ? '' : `/${String(field)}`}`;
+    const message =
+      issue.params.additionalProperty !== undefined
+        ? 'is not a known field'
+        : (issue.message ?? 'is invalid');
+    return { path, message };
+  });
+}
+
+function validationError(error: FastifyError): AppError {
+  const part = error.validationContext ?? 'body';
+  const errors = fieldErrors((error.validation ?? []) as AjvIssue[], part);
+  const detail = errors.map((e) => `${e.path} ${e.message}`).join('; ');
+  return new AppError('validation_failed', detail || 'The request is invalid', errors);
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'validation_failed',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+};
+
+const STATUS_CODES = Object.fromEntries(
+  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]),
+) as Record<number, ErrorCode>;
+
+/** Turns anything thrown while serving a request into an AppError; undefined for a bug. */
+export function toAppError(error: FastifyError | AppError): AppError | undefined {
+  if (error instanceof AppError) return error;
+  if (error.validation) return validationError(error);
+  const code =
+    FASTIFY_CODES[error.code] ??
+    (error instanceof SyntaxError ? 'invalid_json' : undefined) ??
+    STATUS_CODES[error.statusCode ?? 500];
+  if (!code || code === 'internal') return undefined;
+  const detail = code === 'payload_too_large' ? 'The request body is larger than 1 MiB' : error.message;
+  return new AppError(code, detail);
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const known = toAppError(error);
+    if (known) return sendProblem(request, reply, known);
+    request.log.error({ err: error }, 'request failed');
+    return sendProblem(
+      request,
+      reply,
+      new AppError('internal', 'Something went wrong on our side; it has been logged'),
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return sendProblem(
+        request,
+        reply,
+        new AppError(
+          'method_not_allowed',
+          `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}`,
+        ),
+      );
+    }
+    return sendProblem(request, reply, new AppError('not_found', `No endpoint at ${request.method} ${path}`));
+  });
+}

@@ -1,0 +1,73 @@
+import { type TSchema, Type } from 'typebox';
+
+/** Shapes shared by every resource's schemas. */
+
+export const TIMESTAMP_PATTERN = '^\\+[1-9]\\d{1,14}$';
+export const MAX_SAFE = 9007199254740991;
+
+export const Timestamp = Type.String({
+  pattern: TIMESTAMP_PATTERN,
+  description: '"+" followed by Unix epoch milliseconds, e.g. "+1763719200000"',
+});
+
+export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Union([schema, Type.Null()], options);
+
+export const NullableTimestamp = Nullable(Timestamp);
+
+export const Count = Type.Integer({ minimum: 0, maximum: MAX_SAFE });
+
+export const FieldErrorSchema = Type.Object({
+  path: Type.String({ description: 'JSON pointer into the request, e.g. /body/name' }),
+  message: Type.String(),
+});
+
+export const Problem = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    requestId: Type.String(),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+  },
+  { description: 'RFC 9457 problem details' },
+);
+
+export const PagedList = <T extends TSchema>(
+  item: T,
+  options: { nextCursorMinLength?: number; nullableTotal?: boolean } = {},
+) =>
+  Type.Object({
+    hasMore: Type.Boolean(),
+    items: Type.Array(item),
+    nextCursor: Nullable(
+      Type.String(options.nextCursorMinLength ? { minLength: options.nextCursorMinLength } : {}),
+      {
+        description: 'Pass back as `cursor` for the next page; null when hasMore is false',
+      },
+    ),
+    totalCount: options.nullableTotal ? Nullable(Count) : Count,
+  });
+
+export const PageQuery = {
+  cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+};
+
+export const SearchQuery = Type.Optional(
+  Type.String({ maxLength: 200, description: 'Case-insensitive substring match; empty means no filter' }),
+);
+
+export const IdParams = <K extends string>(...names: K[]) =>
+  Type.Object(
+    Object.fromEntries(names.map((name) => [name, Type.String()])) as Record<
+      K,
+      ReturnType<typeof Type.String>
+    >,
+  );
+
+export const EmptyBody = Type.Optional(
+  Type.Object({}, { additionalProperties: false, description: 'Empty object, or no body' }),
+);

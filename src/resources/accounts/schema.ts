@@ -1,0 +1,66 @@
+import { type Static, Type } from 'typebox';
+import {
+  Count,
+  IdParams,
+  Nullable,
+  PagedList,
+  PageQuery,
+  SearchQuery,
+  Timestamp,
+} from '../../http/schemas.ts';
+import { Person } from '../persons/schema.ts';
+
+const AccountId = Type.String({ pattern: '^account_[a-z0-9]{26}$', minLength: 1 });
+const AccountName = Type.String({ minLength: 1, maxLength: 255 });
+const AccountDomain = Type.String({
+  minLength: 1,
+  description: 'Canonical domain: lowercase, no scheme, port, path or leading www., punycode',
+});
+
+const accountFields = {
+  accountId: AccountId,
+  domain: AccountDomain,
+  name: Nullable(AccountName),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  latestActivityAt: Nullable(Timestamp, {
+    description: 'The latest session, form submission or log entry of a linked person',
+  }),
+};
+
+export const Account = Type.Object({
+  ...accountFields,
+  linkedPersons: Type.Array(Person, { description: 'Up to 100 linked persons, most recently updated first' }),
+});
+export type Account = Static<typeof Account>;
+
+export const AccountSearchItem = Type.Object({ ...accountFields, linkedPersonsCount: Count });
+export type AccountSearchItem = Static<typeof AccountSearchItem>;
+
+export const AccountCreate = Type.Object(
+  {
+    domain: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'Any form of the domain or a URL on it; stored canonical',
+    }),
+    name: Type.Optional(AccountName),
+  },
+  { additionalProperties: false },
+);
+export type AccountCreate = Static<typeof AccountCreate>;
+
+export const AccountRename = Type.Object({ name: AccountName }, { additionalProperties: false });
+
+export const AccountSearchQuery = Type.Object({
+  ...PageQuery,
+  query: SearchQuery,
+  includeEmptyOnly: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], {
+      description: 'true or 1: only accounts with no linked person',
+    }),
+  ),
+});
+
+export const AccountSearchList = PagedList(AccountSearchItem);
+export const AccountParams = IdParams('account_id');

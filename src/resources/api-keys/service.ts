@@ -1,0 +1,97 @@
+import { createHash, randomInt } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../time.ts';
+import { type ApiKeyRow, findLiveKeyByHash, insertApiKey, listKeysOfTenant, revokeKey } from './store.ts';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_BODY_LENGTH = 40;
+const DISPLAY_LENGTH = 12;
+
+export interface Caller {
+  tenantId: string;
+  keyId: string;
+  readOnly: boolean;
+}
+
+export interface IssuedKey {
+  keyId: string;
+  tenantId: string;
+  readOnly: boolean;
+  createdAt: string;
+  apiKey: string;
+}
+
+export interface KeySummary {
+  keyId: string;
+  tenantId: string;
+  prefix: string;
+  readOnly: boolean;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+function hashKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex');
+}
+
+function generateKey(): string {
+  let body = '';
+  for (let i = 0; i < KEY_BODY_LENGTH; i++) body += BASE62[randomInt(BASE62.length)];
+  return `tlr_${body}`;
+}
+
+function summary(row: ApiKeyRow): KeySummary {
+  return {
+    keyId: row.id,
+    tenantId: row.tenant_id,
+    prefix: row.display_prefix,
+    readOnly: row.read_only === 1,
+    createdAt: toTimestamp(row.created_at),
+    revokedAt: toNullableTimestamp(row.revoked_at),
+  };
+}
+
+/** Issues a key for the tenant; only its hash and a short display prefix are stored. */
+export async function issueKey(
+  db: Kysely<DB>,
+  tenantId: string,
+  options: { readOnly?: boolean; apiKey?: string } = {},
+): Promise<IssuedKey> {
+  const apiKey = options.apiKey ?? generateKey();
+  const row: ApiKeyRow = {
+    id: newId('key'),
+    tenant_id: tenantId,
+    key_hash: hashKey(apiKey),
+    display_prefix: apiKey.slice(0, DISPLAY_LENGTH),
+    read_only: options.readOnly ? 1 : 0,
+    created_at: Date.now(),
+    revoked_at: null,
+  };
+  await insertApiKey(db, row);
+  return {
+    keyId: row.id,
+    tenantId,
+    readOnly: row.read_only === 1,
+    createdAt: toTimestamp(row.created_at),
+    apiKey,
+  };
+}
+
+export async function authenticate(db: Kysely<DB>, apiKey: string): Promise<Caller> {
+  const row = await findLiveKeyByHash(db, hashKey(apiKey));
+  if (!row) throw new AppError('invalid_api_key', 'The API key is unknown or has been revoked');
+  return { tenantId: row.tenant_id, keyId: row.id, readOnly: row.read_only === 1 };
+}
+
+export async function listKeys(db: Kysely<DB>, tenantId: string): Promise<KeySummary[]> {
+  return (await listKeysOfTenant(db, tenantId)).map(summary);
+}
+
+export async function revoke(db: Kysely<DB>, keyId: string): Promise<KeySummary> {
+  const row = await revokeKey(db, keyId, Date.now());
+  if (!row) throw notFound('API key');
+  return summary(row);
+}

@@ -1,0 +1,72 @@
+import { paginate } from '../../http/pagination.ts';
+import type { Api } from '../../http/types.ts';
+import { PersonParams } from '../persons/schema.ts';
+import {
+  PersonLog,
+  PersonLogCreate,
+  PersonLogList,
+  PersonLogListQuery,
+  PersonLogParams,
+  PersonLogUpdate,
+  Success,
+} from './schema.ts';
+import { addNote, editNote, listPersonLogs } from './service.ts';
+
+const tags = ['Persons'];
+
+export async function personLogRoutes(api: Api): Promise<void> {
+  api.post(
+    '/v0/persons/:person_id/logs',
+    {
+      schema: {
+        tags,
+        summary: 'Add a note to a person',
+        params: PersonParams,
+        body: PersonLogCreate,
+        response: { 201: PersonLog },
+      },
+    },
+    async (request, reply) => {
+      const log = await addNote(request.tenantDb, request.params.person_id, request.body.text);
+      return reply
+        .code(201)
+        .header('Location', `/v0/persons/${log.personId}/logs/${log.personLogId}`)
+        .send(log);
+    },
+  );
+
+  api.get(
+    '/v0/persons/:person_id/logs',
+    {
+      schema: {
+        tags,
+        summary: "List a person's log",
+        description: 'Notes and activity entries, newest first.',
+        params: PersonParams,
+        querystring: PersonLogListQuery,
+        response: { 200: PersonLogList },
+      },
+    },
+    (request) => {
+      const personId = request.params.person_id;
+      return paginate(request, { personId }, (page) => listPersonLogs(request.tenantDb, personId, page));
+    },
+  );
+
+  api.patch(
+    '/v0/persons/:person_id/logs/:person_log_id',
+    {
+      schema: {
+        tags,
+        summary: 'Edit a note',
+        description:
+          'Replaces the text of a user-authored note. Activity entries written by Tailor are 409 invalid_state.',
+        params: PersonLogParams,
+        body: PersonLogUpdate,
+        response: { 200: Success },
+      },
+    },
+    (request) =>
+      editNote(request.tenantDb, request.params.person_id, request.params.person_log_id, request.body.text),
+  );
+}

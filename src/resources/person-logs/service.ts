@@ -1,0 +1,76 @@
+import { mapPage, type Page, type PageRequest } from '../../db/paging.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { invalidState, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { toTimestamp } from '../../time.ts';
+import { assertPersonExists, notePersonActivity } from '../persons/service.ts';
+import type { PersonLog } from './schema.ts';
+import { findLog, insertLog, listLogs, type PersonLogRow, setLogText } from './store.ts';
+
+function present(row: PersonLogRow): PersonLog {
+  return {
+    personLogId: row.id,
+    personId: row.person_id,
+    kind: row.kind,
+    text: row.text,
+    createdAt: toTimestamp(row.created_at),
+    updatedAt: toTimestamp(row.updated_at),
+  };
+}
+
+async function writeLog(
+  db: TenantDb,
+  personId: string,
+  kind: PersonLogRow['kind'],
+  text: string,
+): Promise<PersonLog> {
+  await assertPersonExists(db, personId);
+  const now = Date.now();
+  const row: PersonLogRow = {
+    id: newId('personlog'),
+    person_id: personId,
+    kind,
+    text,
+    created_at: now,
+    updated_at: now,
+  };
+  await db.transaction(async (tx) => {
+    await insertLog(tx, row);
+    await notePersonActivity(tx, personId, now);
+  });
+  return present(row);
+}
+
+/** A note written by a user. */
+export function addNote(db: TenantDb, personId: string, text: string): Promise<PersonLog> {
+  return writeLog(db, personId, 'note', text);
+}
+
+/** An entry Tailor writes itself about something the person did (a form submission, enrichment). */
+export function addActivity(db: TenantDb, personId: string, text: string): Promise<PersonLog> {
+  return writeLog(db, personId, 'activity', text);
+}
+
+export async function listPersonLogs(
+  db: TenantDb,
+  personId: string,
+  page: PageRequest,
+): Promise<Page<PersonLog>> {
+  await assertPersonExists(db, personId);
+  return mapPage(await listLogs(db, personId, page), present);
+}
+
+/** Replaces a note's text; Tailor's own activity entries cannot be edited. */
+export async function editNote(
+  db: TenantDb,
+  personId: string,
+  logId: string,
+  text: string,
+): Promise<{ success: true }> {
+  const row = await findLog(db, personId, logId);
+  if (!row) throw notFound(`Log entry ${logId} of person ${personId}`);
+  if (row.kind !== 'note')
+    throw invalidState(`Log entry ${logId} is an activity entry written by Tailor; only notes can be edited`);
+  await setLogText(db, logId, text, Date.now());
+  return { success: true };
+}

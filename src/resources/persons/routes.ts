@@ -1,0 +1,86 @@
+import { paginate } from '../../http/pagination.ts';
+import type { Api } from '../../http/types.ts';
+import {
+  Person,
+  PersonCreate,
+  PersonDeleted,
+  PersonList,
+  PersonListQuery,
+  PersonParams,
+  PersonUpdate,
+} from './schema.ts';
+import { createPerson, getPerson, listAllPersons, removePerson, updatePersonFields } from './service.ts';
+
+const tags = ['Persons'];
+
+export async function personRoutes(api: Api): Promise<void> {
+  api.post(
+    '/v0/persons',
+    {
+      schema: {
+        tags,
+        summary: 'Create a person',
+        description:
+          'The domain is the given `domain`, else the domain of `email`, canonicalized; the person is linked to the account of that domain, which is created when missing. `email` is unique per tenant (409). `slug` is assigned from the name.',
+        body: PersonCreate,
+        response: { 201: Person },
+      },
+    },
+    async (request, reply) => {
+      const person = await createPerson(request.tenantDb, request.body);
+      return reply.code(201).header('Location', `/v0/persons/${person.personId}`).send(person);
+    },
+  );
+
+  api.get(
+    '/v0/persons',
+    {
+      schema: {
+        tags,
+        summary: 'List persons',
+        description: 'Newest first.',
+        querystring: PersonListQuery,
+        response: { 200: PersonList },
+      },
+    },
+    (request) => {
+      const filters = { email: request.query.email };
+      return paginate(request, filters, (page) => listAllPersons(request.tenantDb, filters, page));
+    },
+  );
+
+  api.get(
+    '/v0/persons/:person_id',
+    { schema: { tags, summary: 'Get a person', params: PersonParams, response: { 200: Person } } },
+    (request) => getPerson(request.tenantDb, request.params.person_id),
+  );
+
+  api.patch(
+    '/v0/persons/:person_id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a person',
+        description:
+          'Omitted fields stay; `null` clears. Changing the domain or email moves the account link.',
+        params: PersonParams,
+        body: PersonUpdate,
+        response: { 200: Person },
+      },
+    },
+    (request) => updatePersonFields(request.tenantDb, request.params.person_id, request.body),
+  );
+
+  api.delete(
+    '/v0/persons/:person_id',
+    {
+      schema: {
+        tags,
+        summary: 'Erase a person and their log',
+        params: PersonParams,
+        response: { 200: PersonDeleted },
+      },
+    },
+    (request) => removePerson(request.tenantDb, request.params.person_id),
+  );
+}

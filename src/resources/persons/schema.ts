@@ -1,0 +1,70 @@
+import { type Static, Type } from 'typebox';
+import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+
+const Name = Type.String({ minLength: 1, maxLength: 255 });
+const Email = Type.String({
+  format: 'email',
+  maxLength: 320,
+  description: 'Unique per tenant, case-insensitively',
+});
+const Domain = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  description: 'Canonicalized like an account domain; links the person to that account',
+});
+const Phone = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
+const LinkedIn = Type.String({ minLength: 1, maxLength: 2048 });
+
+export const Person = Type.Object({
+  personId: Type.String({ minLength: 1 }),
+  name: Type.String(),
+  email: Nullable(Type.String()),
+  domain: Nullable(Type.String({ minLength: 1 })),
+  slug: Type.String({ description: 'Made from the name when the person is created; never changes' }),
+  phoneNumber: Nullable(Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' })),
+  linkedinProfileUrl: Nullable(Type.String({ minLength: 1 })),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Person = Static<typeof Person>;
+
+export const PersonCreate = Type.Object(
+  {
+    name: Name,
+    email: Type.Optional(Email),
+    domain: Type.Optional(Domain),
+    phoneNumber: Type.Optional(Phone),
+    linkedinProfileUrl: Type.Optional(LinkedIn),
+  },
+  { additionalProperties: false },
+);
+export type PersonCreate = Static<typeof PersonCreate>;
+
+export const PersonUpdate = Type.Object(
+  {
+    name: Type.Optional(Name),
+    email: Type.Optional(Nullable(Email)),
+    domain: Type.Optional(
+      Nullable(Domain, {
+        description: 'null drops a given domain: the domain is then taken from the email again',
+      }),
+    ),
+    phoneNumber: Type.Optional(Nullable(Phone)),
+    linkedinProfileUrl: Type.Optional(Nullable(LinkedIn)),
+  },
+  { additionalProperties: false },
+);
+export type PersonUpdate = Static<typeof PersonUpdate>;
+
+export const PersonListQuery = Type.Object({
+  ...PageQuery,
+  email: Type.Optional(Type.String({ description: 'Only the person with this email (case-insensitive)' })),
+});
+
+export const PersonList = PagedList(Person);
+export const PersonParams = IdParams('person_id');
+
+export const PersonDeleted = Type.Object({
+  personId: Type.String(),
+  deleted: Type.Literal(true),
+});

@@ -1,0 +1,189 @@
+import slugify from '@sindresorhus/slugify';
+import { mapPage, type Page, type PageRequest } from '../../db/paging.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { AppError, invalidField, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { toTimestamp } from '../../time.ts';
+import { canonicalDomain } from '../accounts/domain.ts';
+import { accountIdForDomain } from '../accounts/service.ts';
+import type { Person, PersonCreate, PersonUpdate } from './schema.ts';
+import {
+  deletePerson,
+  findPerson,
+  findPersonByEmail,
+  insertPerson,
+  listPersons,
+  type PersonChanges,
+  type PersonRow,
+  personsOfAccount,
+  recordActivityAt,
+  slugsStartingWith,
+  updatePerson,
+} from './store.ts';
+
+const SLUG_ATTEMPTS = 5;
+
+export function presentPerson(row: PersonRow): Person {
+  return {
+    personId: row.id,
+    name: row.name,
+    email: row.email,
+    domain: row.domain,
+    slug: row.slug,
+    phoneNumber: row.phone_number,
+    linkedinProfileUrl: row.linkedin_profile_url,
+    createdAt: toTimestamp(row.created_at),
+    updatedAt: toTimestamp(row.updated_at),
+  };
+}
+
+async function requirePerson(db: TenantDb, id: string): Promise<PersonRow> {
+  const row = await findPerson(db, id);
+  if (!row) throw notFound(`Person ${id}`);
+  return row;
+}
+
+function emailDomain(email: string): string {
+  const domain = canonicalDomain(email.slice(email.lastIndexOf('@') + 1));
+  if (!domain)
+    throw invalidField('/body/email', 'must be an email address whose domain has a dot, e.g. jane@acme.com');
+  return domain;
+}
+
+function givenDomain(domain: string): string {
+  const canonical = canonicalDomain(domain);
+  if (!canonical) throw invalidField('/body/domain', 'must be a domain name with a dot, e.g. acme.com');
+  return canonical;
+}
+
+/** The domain rule: the given domain, else the email's domain, else none. */
+function resolveDomain(
+  given: string | null,
+  email: string | null,
+): { domain: string | null; domain_given: number } {
+  if (given !== null) return { domain: givenDomain(given), domain_given: 1 };
+  return { domain: email === null ? null : emailDomain(email), domain_given: 0 };
+}
+
+async function assertEmailFree(db: TenantDb, emailKey: string | null, personId?: string): Promise<void> {
+  if (emailKey === null) return;
+  const holder = await findPersonByEmail(db, emailKey);
+  if (holder && holder.id !== personId) {
+    throw new AppError('conflict', `A person with this email already exists: ${holder.id}`);
+  }
+}
+
+function slugBase(name: string): string {
+  return slugify(name).slice(0, 80).replace(/-+$/, '') || 'person';
+}
+
+async function freeSlug(db: TenantDb, name: string): Promise<string> {
+  const base = slugBase(name);
+  const taken = new Set(await slugsStartingWith(db, base));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/**
+ * Creates a person, linked to the account of their domain (created when missing). Runs again when
+ * a concurrent create took the same slug; a concurrent create with the same email is a conflict.
+ */
+export async function createPerson(db: TenantDb, input: PersonCreate): Promise<Person> {
+  const email = input.email ?? null;
+  const emailKey = email?.toLowerCase() ?? null;
+  const { domain, domain_given } = resolveDomain(input.domain ?? null, email);
+  for (let attempt = 1; ; attempt++) {
+    await assertEmailFree(db, emailKey);
+    try {
+      return await db.transaction(async (tx) => {
+        const now = Date.now();
+        const row: PersonRow = {
+          id: newId('person'),
+          account_id: domain === null ? null : await accountIdForDomain(tx, domain),
+          name: input.name,
+          email,
+          email_key: emailKey,
+          domain,
+          domain_given,
+          slug: await freeSlug(tx, input.name),
+          phone_number: input.phoneNumber ?? null,
+          linkedin_profile_url: input.linkedinProfileUrl ?? null,
+          latest_activity_at: null,
+          created_at: now,
+          updated_at: now,
+        };
+        await insertPerson(tx, row);
+        return presentPerson(row);
+      });
+    } catch (error) {
+      if (!db.dialect.isUniqueViolation(error) || attempt >= SLUG_ATTEMPTS) throw error;
+    }
+  }
+}
+
+export async function getPerson(db: TenantDb, id: string): Promise<Person> {
+  return presentPerson(await requirePerson(db, id));
+}
+
+function changesFor(current: PersonRow, input: PersonUpdate): PersonChanges {
+  const email = input.email === undefined ? current.email : input.email;
+  const changes: PersonChanges = { updated_at: Date.now() };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.phoneNumber !== undefined) changes.phone_number = input.phoneNumber;
+  if (input.linkedinProfileUrl !== undefined) changes.linkedin_profile_url = input.linkedinProfileUrl;
+  if (input.email !== undefined) {
+    changes.email = email;
+    changes.email_key = email?.toLowerCase() ?? null;
+  }
+  const keptDomain = current.domain_given === 1 ? current.domain : null;
+  Object.assign(changes, resolveDomain(input.domain === undefined ? keptDomain : input.domain, email));
+  return changes;
+}
+
+/** Applies the fields given; `null` clears. The account link follows the resulting domain. */
+export async function updatePersonFields(db: TenantDb, id: string, input: PersonUpdate): Promise<Person> {
+  const current = await requirePerson(db, id);
+  const changes = changesFor(current, input);
+  await assertEmailFree(db, changes.email_key ?? null, id);
+  try {
+    await db.transaction(async (tx) => {
+      if (changes.domain !== current.domain) {
+        changes.account_id = changes.domain ? await accountIdForDomain(tx, changes.domain) : null;
+      }
+      await updatePerson(tx, id, changes);
+    });
+  } catch (error) {
+    if (db.dialect.isUniqueViolation(error))
+      throw new AppError('conflict', 'A person with this email already exists');
+    throw error;
+  }
+  return getPerson(db, id);
+}
+
+export async function removePerson(db: TenantDb, id: string): Promise<{ personId: string; deleted: true }> {
+  const deleted = await db.transaction((tx) => deletePerson(tx, id));
+  if (!deleted) throw notFound(`Person ${id}`);
+  return { personId: id, deleted: true };
+}
+
+export async function listAllPersons(
+  db: TenantDb,
+  filter: { email?: string },
+  page: PageRequest,
+): Promise<Page<Person>> {
+  return mapPage(await listPersons(db, { emailKey: filter.email?.toLowerCase() }, page), presentPerson);
+}
+
+export async function linkedPersons(db: TenantDb, accountId: string, limit: number): Promise<Person[]> {
+  return (await personsOfAccount(db, accountId, limit)).map(presentPerson);
+}
+
+/** Fails with not_found unless the person exists in the tenant. */
+export async function assertPersonExists(db: TenantDb, id: string): Promise<void> {
+  await requirePerson(db, id);
+}
+
+/** Notes that the person did something at `at`; their account's latestActivityAt follows. */
+export async function notePersonActivity(db: TenantDb, id: string, at: number): Promise<void> {
+  await recordActivityAt(db, id, at);
+}

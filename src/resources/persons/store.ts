@@ -1,0 +1,96 @@
+import type { Selectable, Updateable } from 'kysely';
+import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import type { PersonsTable } from '../../db/schema.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+
+export type PersonRow = Omit<Selectable<PersonsTable>, 'tenant_id'>;
+export type PersonChanges = Omit<Updateable<PersonsTable>, 'tenant_id' | 'id' | 'slug' | 'created_at'>;
+
+const COLUMNS = [
+  'id',
+  'account_id',
+  'name',
+  'email',
+  'email_key',
+  'domain',
+  'domain_given',
+  'slug',
+  'phone_number',
+  'linkedin_profile_url',
+  'latest_activity_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+export async function insertPerson(db: TenantDb, row: PersonRow): Promise<void> {
+  await db.insertInto('persons', row).execute();
+}
+
+export function findPerson(db: TenantDb, id: string): Promise<PersonRow | undefined> {
+  return db.selectFrom('persons').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export function findPersonByEmail(db: TenantDb, emailKey: string): Promise<PersonRow | undefined> {
+  return db.selectFrom('persons').select(COLUMNS).where('email_key', '=', emailKey).executeTakeFirst();
+}
+
+/** Slugs in use that `base` or `base-N` could collide with. */
+export async function slugsStartingWith(db: TenantDb, base: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('persons')
+    .select('slug')
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .execute();
+  return rows.map((row) => row.slug);
+}
+
+export async function updatePerson(db: TenantDb, id: string, changes: PersonChanges): Promise<void> {
+  await db.updateTable('persons').set(changes).where('id', '=', id).execute();
+}
+
+export async function deletePerson(db: TenantDb, id: string): Promise<boolean> {
+  await db.deleteFrom('person_logs').where('person_id', '=', id).execute();
+  const result = await db.deleteFrom('persons').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Moves the person's latest activity forward to `at` (never back). */
+export async function recordActivityAt(db: TenantDb, id: string, at: number): Promise<void> {
+  await db
+    .updateTable('persons')
+    .set({ latest_activity_at: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('latest_activity_at', 'is', null), eb('latest_activity_at', '<', at)]))
+    .execute();
+}
+
+export async function listPersons(
+  db: TenantDb,
+  filter: { emailKey?: string },
+  page: PageRequest,
+): Promise<Page<PersonRow>> {
+  let matching = db.selectFrom('persons');
+  if (filter.emailKey !== undefined) matching = matching.where('email_key', '=', filter.emailKey);
+  const after = page.after?.[0];
+  const [rows, total] = await Promise.all([
+    matching
+      .select(COLUMNS)
+      .$if(after !== undefined, (q) => q.where('id', '<', String(after)))
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return pageOf(rows, page, (row) => [row.id], Number(total.n));
+}
+
+export function personsOfAccount(db: TenantDb, accountId: string, limit: number): Promise<PersonRow[]> {
+  return db
+    .selectFrom('persons')
+    .select(COLUMNS)
+    .where('account_id', '=', accountId)
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,20 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, TenantsTable } from '../../db/schema.ts';
+
+export type TenantRow = Selectable<TenantsTable>;
+
+export function insertTenant(db: Kysely<DB>, row: TenantRow): Promise<unknown> {
+  return db.insertInto('tenants').values(row).execute();
+}
+
+export function findTenant(db: Kysely<DB>, idOrSlug: string): Promise<TenantRow | undefined> {
+  return db
+    .selectFrom('tenants')
+    .selectAll()
+    .where((eb) => eb.or([eb('id', '=', idOrSlug), eb('slug', '=', idOrSlug)]))
+    .executeTakeFirst();
+}
+
+export async function hasAnyTenant(db: Kysely<DB>): Promise<boolean> {
+  return (await db.selectFrom('tenants').select('id').limit(1).executeTakeFirst()) !== undefined;
+}

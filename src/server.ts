@@ -1,0 +1,66 @@
+import { Redis } from 'ioredis';
+import { buildApp } from './app.ts';
+import type { Config } from './config.ts';
+import { type Database, openDatabase } from './db/connection.ts';
+import { migrateToLatest } from './db/migrate.ts';
+import { bootstrapDefaultTenant, type TenantWithKey } from './resources/tenants/service.ts';
+import { resolveSecret } from './secret.ts';
+import { Signer } from './signing.ts';
+
+function printBanner(tenant: TenantWithKey, fromEnvironment: boolean): void {
+  const line = '='.repeat(72);
+  const keyLine = fromEnvironment
+    ? '  API key: the value of TAILOR_BOOTSTRAP_API_KEY'
+    : `  API key: ${tenant.apiKey}`;
+  process.stdout.write(
+    [
+      line,
+      `  Tailor created tenant "${tenant.slug}" (${tenant.tenantId}) and its first API key.`,
+      keyLine,
+      '  It is shown only this once and stored only as a hash: keep it now.',
+      '  Send it as the x-api-key header, e.g.',
+      '    curl -H "x-api-key: <key>" http://<host>:<port>/v0/accounts/search',
+      line,
+      '',
+    ].join('\n'),
+  );
+}
+
+/** Opens the database and brings its schema up to date; on an empty database, creates tenant `default`. */
+export async function prepareDatabase(config: Config): Promise<Database> {
+  const database = openDatabase(config);
+  await migrateToLatest(database);
+  const created = await bootstrapDefaultTenant(database.db, database.dialect, config.bootstrapApiKey);
+  if (created) printBanner(created, config.bootstrapApiKey !== undefined);
+  return database;
+}
+
+/** Serves the API until SIGTERM or SIGINT, then drains: no new connections, in-flight requests finish. */
+export async function serve(config: Config): Promise<void> {
+  const database = await prepareDatabase(config);
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
+    : undefined;
+  redis?.on('error', () => {});
+  const app = await buildApp({
+    database,
+    signer: new Signer(resolveSecret(config)),
+    publicUrl: config.publicUrl,
+    rateLimitRps: config.rateLimitRps,
+    redis,
+    logger: { level: config.logLevel },
+  });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'draining');
+    await app.close();
+    redis?.disconnect();
+    await database.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+  await app.listen({ host: config.host, port: config.port });
+}

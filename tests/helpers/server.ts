@@ -1,0 +1,126 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import { buildApp } from '../../src/app.ts';
+import { type Database, openDatabase } from '../../src/db/connection.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { createTenant } from '../../src/resources/tenants/service.ts';
+import { Signer } from '../../src/signing.ts';
+
+export const onPostgres = process.env.TEST_DB === 'postgres';
+export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
+
+export interface Response<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Sent as is, without JSON encoding. */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+/** Talks to a running server over HTTP as one API key. */
+export class Client {
+  constructor(
+    readonly baseUrl: string,
+    readonly apiKey: string | undefined,
+    readonly tenantId: string,
+  ) {}
+
+  async request<T = any>(method: string, url: string, options: RequestOptions = {}): Promise<Response<T>> {
+    const headers: Record<string, string> = { ...(this.apiKey ? { 'x-api-key': this.apiKey } : {}) };
+    let body: string | Buffer | undefined = options.raw;
+    if (options.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.body);
+    }
+    const response = await fetch(`${this.baseUrl}${url}`, {
+      method,
+      headers: { ...headers, ...options.headers },
+      body,
+    });
+    const text = await response.text();
+    const type = response.headers.get('content-type') ?? '';
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: (type.includes('json') && text ? JSON.parse(text) : text) as T,
+    };
+  }
+
+  get<T = any>(url: string, options?: RequestOptions) {
+    return this.request<T>('GET', url, options);
+  }
+  post<T = any>(url: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('POST', url, { ...options, body });
+  }
+  patch<T = any>(url: string, body?: unknown, options?: RequestOptions) {
+    return this.request<T>('PATCH', url, { ...options, body });
+  }
+  delete<T = any>(url: string, options?: RequestOptions) {
+    return this.request<T>('DELETE', url, options);
+  }
+
+  /** The same tenant, another key (or none). */
+  as(apiKey: string | undefined): Client {
+    return new Client(this.baseUrl, apiKey, this.tenantId);
+  }
+}
+
+export interface TestServer {
+  url: string;
+  app: FastifyInstance;
+  database: Database;
+  /** A fresh tenant with its own key: tests stay independent on a shared database. */
+  newTenant(): Promise<Client>;
+  anonymous(): Client;
+  close(): Promise<void>;
+}
+
+export interface ServerOptions {
+  rateLimitRps?: number;
+  redis?: Redis;
+}
+
+export function testDatabase(): Database {
+  if (onPostgres) return openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: '' });
+  return openDatabase({
+    databaseUrl: undefined,
+    dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-test-')),
+  });
+}
+
+export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
+  const database = testDatabase();
+  await migrateToLatest(database);
+  const app = await buildApp({
+    database,
+    signer: new Signer(TEST_SECRET),
+    publicUrl: 'http://127.0.0.1',
+    rateLimitRps: options.rateLimitRps ?? 0,
+    redis: options.redis,
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return {
+    url,
+    app,
+    database,
+    async newTenant() {
+      const name = `Test ${randomBytes(6).toString('hex')}`;
+      const tenant = await createTenant(database.db, database.dialect, { name });
+      return new Client(url, tenant.apiKey, tenant.tenantId);
+    },
+    anonymous: () => new Client(url, undefined, ''),
+    async close() {
+      await app.close();
+      await database.close();
+    },
+  };
+}
