@@ -27,6 +27,13 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Set on SIGTERM: the server finishes what it has and takes nothing new. */
+    draining: boolean;
+  }
+}
+
 const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const API_ROUTES = [accountRoutes, personRoutes, personLogRoutes];
@@ -88,6 +95,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerErrorHandling(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // While draining, answers close their connection so that keep-alive clients do not hold the process open.
+  app.decorate('draining', false);
+  app.addHook('onSend', async (_request, reply) => {
+    if (app.draining) reply.header('connection', 'close');
   });
 
   await registerOpenApi(app, options.publicUrl);

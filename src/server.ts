@@ -7,7 +7,7 @@ import { bootstrapDefaultTenant, type TenantWithKey } from './resources/tenants/
 import { resolveSecret } from './secret.ts';
 import { Signer } from './signing.ts';
 
-function printBanner(tenant: TenantWithKey, fromEnvironment: boolean): void {
+function printBanner(tenant: TenantWithKey, fromEnvironment: boolean, publicUrl: string): void {
   const line = '='.repeat(72);
   const keyLine = fromEnvironment
     ? '  API key: the value of TAILOR_BOOTSTRAP_API_KEY'
@@ -19,7 +19,8 @@ function printBanner(tenant: TenantWithKey, fromEnvironment: boolean): void {
       keyLine,
       '  It is shown only this once and stored only as a hash: keep it now.',
       '  Send it as the x-api-key header, e.g.',
-      '    curl -H "x-api-key: <key>" http://<host>:<port>/v0/accounts/search',
+      `    curl -H "x-api-key: <key>" ${publicUrl}/v0/accounts/search`,
+      `  API reference: ${publicUrl}/docs`,
       line,
       '',
     ].join('\n'),
@@ -31,7 +32,7 @@ export async function prepareDatabase(config: Config): Promise<Database> {
   const database = openDatabase(config);
   await migrateToLatest(database);
   const created = await bootstrapDefaultTenant(database.db, database.dialect, config.bootstrapApiKey);
-  if (created) printBanner(created, config.bootstrapApiKey !== undefined);
+  if (created) printBanner(created, config.bootstrapApiKey !== undefined, config.publicUrl);
   return database;
 }
 
@@ -55,6 +56,7 @@ export async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'draining');
+    app.draining = true;
     await app.close();
     redis?.disconnect();
     await database.close();

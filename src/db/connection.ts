@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import {
+  type DialectAdapter,
+  Kysely,
+  type MigrationLockOptions,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDialect,
+} from 'kysely';
 import pg from 'pg';
 import { type Dialect, postgresDialect, sqliteDialect } from './dialect.ts';
 import type { DB } from './schema.ts';
@@ -21,6 +28,33 @@ export interface DatabaseOptions {
 // int8 (counts, epoch milliseconds) arrives as a string by default; every value we keep fits a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
 
+/**
+ * Kysely runs SQLite migrations outside a transaction and without a lock, which is neither crash-safe
+ * nor safe when two processes migrate one file. Here each run is one transaction whose first
+ * statement writes the lock row, so it holds SQLite's write lock from before it reads which
+ * migrations have run until it commits.
+ */
+class MigratingSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's adapter interface takes an untyped Kysely here
+  override async acquireMigrationLock(db: Kysely<any>, options: MigrationLockOptions): Promise<void> {
+    await db
+      .updateTable(options.lockTable)
+      .set({ is_locked: 1 })
+      .where('id', '=', options.lockRowId)
+      .execute();
+  }
+}
+
+class TailorSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new MigratingSqliteAdapter();
+  }
+}
+
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'tailor.db');
 }
@@ -33,7 +67,7 @@ function openSqlite(dataDir: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new TailorSqliteDialect({ database: sqlite }) });
   return { db, dialect: sqliteDialect, close: () => db.destroy() };
 }
 

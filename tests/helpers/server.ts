@@ -87,6 +87,8 @@ export interface TestServer {
 export interface ServerOptions {
   rateLimitRps?: number;
   redis?: Redis;
+  /** Another node on this database (closed by its owner). */
+  database?: Database;
 }
 
 export function testDatabase(): Database {
@@ -98,7 +100,7 @@ export function testDatabase(): Database {
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
-  const database = testDatabase();
+  const database = options.database ?? testDatabase();
   await migrateToLatest(database);
   const app = await buildApp({
     database,
@@ -120,7 +122,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     anonymous: () => new Client(url, undefined, ''),
     async close() {
       await app.close();
-      await database.close();
+      if (!options.database) await database.close();
     },
   };
 }

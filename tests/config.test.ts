@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
+
+describe('configuration', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      databaseUrl: undefined,
+      rateLimitRps: 100,
+      workers: 1,
+      webhookAllowPrivate: false,
+      publicUrl: 'http://127.0.0.1:8080',
+    });
+    expect(config.dataDir).toMatch(/data$/);
+  });
+
+  it.each([
+    [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535 (got "70000")'],
+    [{ PORT: '8080x' }, 'PORT must be an integer'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres: or postgresql: URL'],
+    [{ DATABASE_URL: 'postgres://localhost/db' }, 'TAILOR_SECRET is required'],
+    [{ TAILOR_SECRET: 'short' }, 'TAILOR_SECRET must be at least 32 characters'],
+    [{ TAILOR_BOOTSTRAP_API_KEY: 'short' }, 'TAILOR_BOOTSTRAP_API_KEY must be at least 32 characters'],
+    [{ TAILOR_RATE_LIMIT_RPS: '-1' }, 'TAILOR_RATE_LIMIT_RPS must be an integer'],
+    [{ REDIS_URL: 'http://x' }, 'REDIS_URL must be a redis: or rediss: URL'],
+    [{ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'yes' }, 'TAILOR_WEBHOOK_ALLOW_PRIVATE must be true, false, 1 or 0'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
+    [{ TAILOR_PUBLIC_URL: 'ftp://x' }, 'TAILOR_PUBLIC_URL must be a http: or https: URL'],
+  ])('refuses %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HOST: '0.0.0.0',
+      PORT: '9000',
+      TAILOR_DATA_DIR: '/tmp/tailor-x',
+      DATABASE_URL: 'postgres://db/tailor',
+      TAILOR_SECRET: 's'.repeat(32),
+      TAILOR_RATE_LIMIT_RPS: '0',
+      TAILOR_WORKERS: '0',
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      TAILOR_PUBLIC_URL: 'https://tailor.example.com/',
+    });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 9000,
+      dataDir: '/tmp/tailor-x',
+      rateLimitRps: 0,
+      workers: 0,
+      publicUrl: 'https://tailor.example.com',
+    });
+  });
+});

@@ -1,0 +1,107 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { onPostgres, TEST_SECRET } from './server.ts';
+
+const BIN = path.resolve('bin/tailor.js');
+
+export interface Environment {
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+/** An empty database of the kind under test, as the environment a `tailor` process reads. */
+export async function freshEnvironment(): Promise<Environment> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-cli-'));
+  const base = { TAILOR_DATA_DIR: dataDir, LOG_LEVEL: 'warn', TAILOR_RATE_LIMIT_RPS: '0' };
+  if (!onPostgres)
+    return { env: base, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  const name = `tailor_cli_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url.toString() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  url.pathname = `/${name}`;
+  return {
+    env: { ...base, DATABASE_URL: url.toString(), TAILOR_SECRET: TEST_SECRET },
+    async drop() {
+      const cleaner = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await cleaner.connect();
+      await cleaner.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleaner.end();
+    },
+  };
+}
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function tailor(args: string[], env: Record<string, string>): Promise<Finished> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+export interface RunningServer {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `tailor serve` and waits until it answers /healthz. */
+export async function startServe(env: Record<string, string>): Promise<RunningServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (child.exitCode !== null) throw new Error(`tailor serve exited early:\n${output}`);
+    try {
+      if ((await fetch(`${url}/healthz`)).ok) return { url, child, output: () => output, exited };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`tailor serve did not start:\n${output}`);
+}

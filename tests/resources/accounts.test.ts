@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Account, AccountSearchList } from '../../src/resources/accounts/schema.ts';
+import { expectSchema } from '../helpers/schema.ts';
+import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let api: Client;
+
+beforeAll(async () => {
+  server = await startServer();
+  api = await server.newTenant();
+});
+afterAll(() => server.close());
+
+async function createAccount(body: Record<string, unknown>, client = api) {
+  const response = await client.post('/v0/accounts', body);
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  expectSchema(Account, response.body);
+  return response.body;
+}
+
+describe('POST /v0/accounts', () => {
+  it('creates an account with a canonical domain, 201 with Location', async () => {
+    const response = await api.post('/v0/accounts', {
+      domain: 'https://WWW.Initech.example:443/path?q=1',
+      name: 'Initech',
+    });
+    expect(response.status).toBe(201);
+    expectSchema(Account, response.body);
+    expect(response.headers.get('location')).toBe(`/v0/accounts/${response.body.accountId}`);
+    expect(response.body).toMatchObject({
+      domain: 'initech.example',
+      name: 'Initech',
+      latestActivityAt: null,
+      linkedPersons: [],
+    });
+    expect(response.body.accountId).toMatch(/^account_[a-z0-9]{26}$/);
+  });
+
+  it('creates an account without a name', async () => {
+    expect((await createAccount({ domain: 'nameless.example' })).name).toBeNull();
+  });
+
+  it('is 409 when the canonical domain is taken', async () => {
+    const first = await createAccount({ domain: 'taken.example' });
+    const response = await api.post('/v0/accounts', { domain: 'WWW.TAKEN.example' });
+    expect(response.status).toBe(409);
+    expect(response.body.code).toBe('conflict');
+    expect(response.body.detail).toContain(first.accountId);
+  });
+
+  it('lets two tenants hold the same domain', async () => {
+    await createAccount({ domain: 'shared-tenants.example' });
+    await createAccount({ domain: 'shared-tenants.example' }, await server.newTenant());
+  });
+
+  it.each([
+    ['a missing domain', { name: 'X' }, '/body/domain'],
+    ['an empty domain', { domain: '' }, '/body/domain'],
+    ['a domain without a dot', { domain: 'localhost' }, '/body/domain'],
+    ['an IP address', { domain: '10.0.0.1' }, '/body/domain'],
+    ['an empty name', { domain: 'ok.example', name: '' }, '/body/name'],
+    ['a name over 255 characters', { domain: 'ok.example', name: 'n'.repeat(256) }, '/body/name'],
+    ['an unknown field', { domain: 'ok.example', owner: 'me' }, '/body/owner'],
+  ])('rejects %s with 400 and creates nothing', async (_label, body, path) => {
+    const before = (await api.get('/v0/accounts/search?limit=1')).body.totalCount;
+    const response = await api.post('/v0/accounts', body);
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('validation_failed');
+    expect(response.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    expect((await api.get('/v0/accounts/search?limit=1')).body.totalCount).toBe(before);
+  });
+});
+
+describe('GET /v0/accounts/{id}', () => {
+  it('returns linked persons, most recently updated first, and the latest activity', async () => {
+    const account = await createAccount({ domain: 'linked.example', name: 'Linked' });
+    const first = (await api.post('/v0/persons', { name: 'First', email: 'first@linked.example' })).body;
+    const second = (await api.post('/v0/persons', { name: 'Second', domain: 'linked.example' })).body;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await api.patch(`/v0/persons/${first.personId}`, { name: 'First, updated' });
+    const response = await api.get(`/v0/accounts/${account.accountId}`);
+    expect(response.status).toBe(200);
+    expectSchema(Account, response.body);
+    expect(response.body.linkedPersons.map((p: { personId: string }) => p.personId)).toEqual([
+      first.personId,
+      second.personId,
+    ]);
+    expect(response.body.latestActivityAt).toBeNull();
+
+    const note = (await api.post(`/v0/persons/${second.personId}/logs`, { text: 'Called them' })).body;
+    const after = await api.get(`/v0/accounts/${account.accountId}`);
+    expect(after.body.latestActivityAt).toBe(note.createdAt);
+  });
+
+  it('is 404 for an unknown, malformed or foreign id', async () => {
+    const foreign = await createAccount({ domain: 'foreign.example' }, await server.newTenant());
+    for (const id of ['account_00000000000000000000000000', 'x', foreign.accountId]) {
+      const response = await api.get(`/v0/accounts/${id}`);
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('not_found');
+    }
+  });
+});
+
+describe('PATCH /v0/accounts/{id}', () => {
+  it('renames the account and moves updatedAt', async () => {
+    const account = await createAccount({ domain: 'rename.example', name: 'Old' });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const response = await api.patch(`/v0/accounts/${account.accountId}`, { name: 'New' });
+    expect(response.status).toBe(200);
+    expectSchema(Account, response.body);
+    expect(response.body).toMatchObject({
+      name: 'New',
+      domain: 'rename.example',
+      createdAt: account.createdAt,
+    });
+    expect(response.body.updatedAt).not.toBe(account.updatedAt);
+  });
+
+  it.each([
+    ['a missing name', {}, '/body/name'],
+    ['a null name', { name: null }, '/body/name'],
+    ['an empty name', { name: '' }, '/body/name'],
+    ['a name over 255 characters', { name: 'n'.repeat(256) }, '/body/name'],
+    ['a domain', { name: 'X', domain: 'other.example' }, '/body/domain'],
+  ])('rejects %s with 400 and changes nothing', async (_label, body, path) => {
+    const account = await createAccount({
+      domain: `stable-${Math.random().toString(36).slice(2)}.example`,
+      name: 'Stable',
+    });
+    const response = await api.patch(`/v0/accounts/${account.accountId}`, body);
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+    expect((await api.get(`/v0/accounts/${account.accountId}`)).body).toEqual(account);
+  });
+
+  it('accepts a 255-character name', async () => {
+    const account = await createAccount({ domain: 'long-name.example' });
+    const response = await api.patch(`/v0/accounts/${account.accountId}`, { name: 'n'.repeat(255) });
+    expect(response.status).toBe(200);
+  });
+
+  it('is 404 for another tenant’s account, which stays', async () => {
+    const other = await server.newTenant();
+    const foreign = await createAccount({ domain: 'theirs.example', name: 'Theirs' }, other);
+    expect((await api.patch(`/v0/accounts/${foreign.accountId}`, { name: 'Mine' })).status).toBe(404);
+    expect((await other.get(`/v0/accounts/${foreign.accountId}`)).body.name).toBe('Theirs');
+  });
+});
+
+describe('GET /v0/accounts/search', () => {
+  let tenant: Client;
+  beforeAll(async () => {
+    tenant = await server.newTenant();
+    for (const [domain, name] of [
+      ['alpha-widgets.example', 'Alpha Widgets'],
+      ['beta.example', 'Beta Gadgets'],
+      ['gamma.example', null],
+      ['delta-widgets.example', 'Delta'],
+    ]) {
+      await tenant.post('/v0/accounts', name ? { domain, name } : { domain });
+    }
+    await tenant.post('/v0/persons', { name: 'P', email: 'p@beta.example' });
+  });
+
+  it('lists every account newest first with exact counts', async () => {
+    const response = await tenant.get('/v0/accounts/search');
+    expect(response.status).toBe(200);
+    expectSchema(AccountSearchList, response.body);
+    expect(response.body.items.map((a: { domain: string }) => a.domain)).toEqual([
+      'delta-widgets.example',
+      'gamma.example',
+      'beta.example',
+      'alpha-widgets.example',
+    ]);
+    expect(response.body).toMatchObject({ hasMore: false, nextCursor: null, totalCount: 4 });
+    expect(
+      response.body.items.find((a: { domain: string }) => a.domain === 'beta.example').linkedPersonsCount,
+    ).toBe(1);
+    expect(response.body.items[0]).not.toHaveProperty('linkedPersons');
+  });
+
+  it('matches a case-insensitive substring of name or domain', async () => {
+    const names = async (query: string) =>
+      (await tenant.get(`/v0/accounts/search?query=${encodeURIComponent(query)}`)).body.items.map(
+        (a: { domain: string }) => a.domain,
+      );
+    expect(await names('WIDGETS')).toEqual(['delta-widgets.example', 'alpha-widgets.example']);
+    expect(await names('gadget')).toEqual(['beta.example']);
+    expect(await names('mma.ex')).toEqual(['gamma.example']);
+    expect(await names('ta')).toEqual(['delta-widgets.example', 'beta.example']);
+    expect(await names('zzz')).toEqual([]);
+    expect(await names('%')).toEqual([]);
+    expect(await names('')).toHaveLength(4);
+  });
+
+  it('counts matches in totalCount', async () => {
+    const response = await tenant.get('/v0/accounts/search?query=widgets&limit=1');
+    expect(response.body).toMatchObject({ totalCount: 2, hasMore: true });
+    expect(response.body.items).toHaveLength(1);
+  });
+
+  it.each(['true', '1'])('includeEmptyOnly=%s keeps accounts with no linked person', async (value) => {
+    const response = await tenant.get(`/v0/accounts/search?includeEmptyOnly=${value}`);
+    expect(response.body.items.map((a: { domain: string }) => a.domain)).not.toContain('beta.example');
+    expect(response.body.totalCount).toBe(3);
+  });
+
+  it.each(['false', '0'])('includeEmptyOnly=%s keeps every account', async (value) => {
+    expect((await tenant.get(`/v0/accounts/search?includeEmptyOnly=${value}`)).body.totalCount).toBe(4);
+  });
+
+  it.each([
+    ['includeEmptyOnly=yes', '/querystring/includeEmptyOnly'],
+    [`query=${'q'.repeat(201)}`, '/querystring/query'],
+    ['limit=0', '/querystring/limit'],
+    ['limit=101', '/querystring/limit'],
+    ['limit=2.5', '/querystring/limit'],
+    ['limit=ten', '/querystring/limit'],
+  ])('rejects %s with 400', async (query, path) => {
+    const response = await tenant.get(`/v0/accounts/search?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+  });
+
+  it('ignores unknown query parameters', async () => {
+    expect((await tenant.get('/v0/accounts/search?color=blue')).status).toBe(200);
+  });
+
+  it('shows nothing of another tenant', async () => {
+    const response = await api.get('/v0/accounts/search?query=widgets');
+    expect(response.body.items.map((a: { domain: string }) => a.domain)).not.toContain(
+      'alpha-widgets.example',
+    );
+  });
+});
