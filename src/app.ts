@@ -14,13 +14,22 @@ import { Problem } from './http/schemas.ts';
 import type { Api } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
+import { assetRoutes } from './resources/assets/routes.ts';
+import { fileDownloadRoutes } from './resources/files/download-routes.ts';
+import { fileRoutes } from './resources/files/routes.ts';
+import type { FileStorage } from './resources/files/storage.ts';
+import { pageLinkRoutes } from './resources/page-links/routes.ts';
+import { pageRoutes } from './resources/pages/routes.ts';
 import { personLogRoutes } from './resources/person-logs/routes.ts';
 import { personRoutes } from './resources/persons/routes.ts';
+import { topicRoutes } from './resources/topics/routes.ts';
 import type { Signer } from './signing.ts';
 
 export interface AppOptions {
   database: Database;
   signer: Signer;
+  storage: FileStorage;
+  /** Absolute base of the links the service hands out. */
   publicUrl: string;
   rateLimitRps: number;
   redis?: Redis;
@@ -31,12 +40,25 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** Set on SIGTERM: the server finishes what it has and takes nothing new. */
     draining: boolean;
+    storage: FileStorage;
+    publicUrl: string;
   }
 }
 
 const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-const API_ROUTES = [accountRoutes, personRoutes, personLogRoutes];
+const API_ROUTES = [
+  accountRoutes,
+  personRoutes,
+  personLogRoutes,
+  pageRoutes,
+  topicRoutes,
+  fileRoutes,
+  assetRoutes,
+  pageLinkRoutes,
+];
+/** Routes that need no API key: their requests carry their own signed credential. */
+const PUBLIC_ROUTES = [fileDownloadRoutes];
 
 function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
@@ -90,6 +112,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('signer', options.signer);
+  app.decorate('storage', options.storage);
+  app.decorate('publicUrl', options.publicUrl);
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app);
   registerErrorHandling(app);
@@ -105,5 +129,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app, options.publicUrl);
   await app.register((scope: Api) => healthRoutes(scope, options.database));
   await app.register((api: Api) => apiScope(api, options));
+  for (const routes of PUBLIC_ROUTES) await app.register(routes);
   return app;
 }

@@ -1,8 +1,10 @@
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/connection.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { LocalDiskStorage } from './resources/files/storage.ts';
 import { bootstrapDefaultTenant, type TenantWithKey } from './resources/tenants/service.ts';
 import { resolveSecret } from './secret.ts';
 import { Signer } from './signing.ts';
@@ -46,6 +48,7 @@ export async function serve(config: Config): Promise<void> {
   const app = await buildApp({
     database,
     signer: new Signer(resolveSecret(config)),
+    storage: new LocalDiskStorage(path.join(config.dataDir, 'files')),
     publicUrl: config.publicUrl,
     rateLimitRps: config.rateLimitRps,
     redis,

@@ -55,6 +55,8 @@ class TailorSqliteDialect extends SqliteDialect {
   }
 }
 
+const OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
+
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'tailor.db');
 }
@@ -68,7 +70,19 @@ function openSqlite(dataDir: string): Database {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<DB>({ dialect: new TailorSqliteDialect({ database: sqlite }) });
-  return { db, dialect: sqliteDialect, close: () => db.destroy() };
+  // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
+  // recommends this at open and periodically on long-lived connections.
+  const optimize = () => sqlite.pragma('optimize=0x10002');
+  optimize();
+  const timer = setInterval(optimize, OPTIMIZE_EVERY_MS).unref();
+  return {
+    db,
+    dialect: sqliteDialect,
+    close: () => {
+      clearInterval(timer);
+      return db.destroy();
+    },
+  };
 }
 
 function openPostgres(connectionString: string, poolSize: number): Database {

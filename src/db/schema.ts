@@ -1,3 +1,8 @@
+import type { AssetsTables } from '../resources/assets/tables.ts';
+import type { FilesTables } from '../resources/files/tables.ts';
+import type { PagesTables } from '../resources/pages/tables.ts';
+import type { TopicsTables } from '../resources/topics/tables.ts';
+
 /**
  * Row types of every table, as Kysely sees them. Timestamps are Unix epoch milliseconds;
  * flags are 0/1 integers on both databases so that rows read the same from each.
@@ -70,7 +75,7 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
-export interface DB {
+export interface DB extends PagesTables, TopicsTables, FilesTables, AssetsTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   accounts: AccountsTable;

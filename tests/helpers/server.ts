@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.ts';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { type FileStorage, LocalDiskStorage } from '../../src/resources/files/storage.ts';
 import { createTenant } from '../../src/resources/tenants/service.ts';
 import { Signer } from '../../src/signing.ts';
 
@@ -78,6 +79,7 @@ export interface TestServer {
   url: string;
   app: FastifyInstance;
   database: Database;
+  storage: FileStorage;
   /** A fresh tenant with its own key: tests stay independent on a shared database. */
   newTenant(): Promise<Client>;
   anonymous(): Client;
@@ -102,9 +104,11 @@ export function testDatabase(): Database {
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
   const database = options.database ?? testDatabase();
   await migrateToLatest(database);
+  const storage = new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-files-')));
   const app = await buildApp({
     database,
     signer: new Signer(TEST_SECRET),
+    storage,
     publicUrl: 'http://127.0.0.1',
     rateLimitRps: options.rateLimitRps ?? 0,
     redis: options.redis,
@@ -114,6 +118,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     url,
     app,
     database,
+    storage,
     async newTenant() {
       const name = `Test ${randomBytes(6).toString('hex')}`;
       const tenant = await createTenant(database.db, database.dialect, { name });

@@ -1,12 +1,18 @@
 import type { Kysely, Migration } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 import * as foundation from './0001_foundation.ts';
+import * as pages from './0002_pages.ts';
+import * as topics from './0003_topics.ts';
+import * as filesAndAssets from './0004_files_and_assets.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
 // Append only: a migration that has run somewhere is never edited, only followed by another.
 const steps: Record<string, Step> = {
   '0001_foundation': foundation,
+  '0002_pages': pages,
+  '0003_topics': topics,
+  '0004_files_and_assets': filesAndAssets,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -1,0 +1,3 @@
+import type { Api } from '../../http/types.ts';
+
+export async function pageRoutes(_api: Api): Promise<void> {}

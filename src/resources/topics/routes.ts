@@ -1,0 +1,3 @@
+import type { Api } from '../../http/types.ts';
+
+export async function topicRoutes(_api: Api): Promise<void> {}
