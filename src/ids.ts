@@ -19,6 +19,7 @@ export const ID_PREFIXES = [
   'tenant',
   'key',
   'action',
+  'job',
 ] as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[number];

@@ -4,6 +4,8 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/connection.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { JOB_HANDLERS, SCHEDULED_TASKS } from './jobs/registry.ts';
+import { Worker } from './jobs/worker.ts';
 import { LocalDiskStorage } from './resources/files/storage.ts';
 import { bootstrapDefaultTenant, type TenantWithKey } from './resources/tenants/service.ts';
 import { resolveSecret } from './secret.ts';
@@ -41,6 +43,7 @@ export async function prepareDatabase(config: Config): Promise<Database> {
 /** Serves the API until SIGTERM or SIGINT, then drains: no new connections, in-flight requests finish. */
 export async function serve(config: Config): Promise<void> {
   const database = await prepareDatabase(config);
+  const storage = new LocalDiskStorage(path.join(config.dataDir, 'files'));
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
     : undefined;
@@ -48,19 +51,29 @@ export async function serve(config: Config): Promise<void> {
   const app = await buildApp({
     database,
     signer: new Signer(resolveSecret(config)),
-    storage: new LocalDiskStorage(path.join(config.dataDir, 'files')),
+    storage,
     publicUrl: config.publicUrl,
     rateLimitRps: config.rateLimitRps,
     redis,
     logger: { level: config.logLevel },
   });
+  const worker =
+    config.workers > 0
+      ? new Worker({
+          context: { database, storage },
+          handlers: JOB_HANDLERS,
+          schedules: SCHEDULED_TASKS,
+          logger: app.log,
+          concurrency: config.workers,
+        })
+      : undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'draining');
     app.draining = true;
-    await app.close();
+    await Promise.all([app.close(), worker?.stop()]);
     redis?.disconnect();
     await database.close();
     process.exit(0);
@@ -68,4 +81,5 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
   await app.listen({ host: config.host, port: config.port });
+  worker?.start();
 }

@@ -1,4 +1,11 @@
-import { type CreateTableBuilder, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
+import {
+  type CreateTableBuilder,
+  type Expression,
+  type Kysely,
+  type SelectQueryBuilder,
+  type SqlBool,
+  sql,
+} from 'kysely';
 
 /**
  * Everything that differs between SQLite and PostgreSQL lives here, so that migrations, stores
@@ -17,6 +24,12 @@ export interface Dialect {
   /** True when any of the table's columns contains `query`, case-insensitively. */
   substringMatch(table: string, columns: string[], query: string): Expression<SqlBool>;
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * Makes a select of rows to claim skip rows other transactions hold (PostgreSQL), so that
+   * concurrent workers each take different rows. SQLite has one writer at a time, so its claim
+   * (one UPDATE … RETURNING statement) is atomic as it is.
+   */
+  skipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
 }
 
 const MIN_INDEXED_QUERY = 3;
@@ -79,6 +92,7 @@ export const sqliteDialect: Dialect = {
     const code = (error as { code?: unknown })?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
+  skipLocked: (query) => query,
 };
 
 export const postgresDialect: Dialect = {
@@ -99,4 +113,5 @@ export const postgresDialect: Dialect = {
   isUniqueViolation(error) {
     return (error as { code?: unknown })?.code === '23505';
   },
+  skipLocked: (query) => query.forUpdate().skipLocked(),
 };

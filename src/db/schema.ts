@@ -1,3 +1,4 @@
+import type { JobsTables } from '../jobs/tables.ts';
 import type { AssetsTables } from '../resources/assets/tables.ts';
 import type { FilesTables } from '../resources/files/tables.ts';
 import type { PagesTables } from '../resources/pages/tables.ts';
@@ -75,7 +76,7 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
-export interface DB extends PagesTables, TopicsTables, FilesTables, AssetsTables {
+export interface DB extends PagesTables, TopicsTables, FilesTables, AssetsTables, JobsTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   accounts: AccountsTable;

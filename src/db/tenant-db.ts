@@ -58,6 +58,24 @@ export class TenantDb {
     return this.db.insertInto(table).values(owned as unknown as Insertable<DB[T]>[]);
   }
 
+  /**
+   * How many rows a query started here selects; with `cap`, counting stops past `cap` rows (the
+   * answer is then `cap + 1`), so that a count over a huge match stays cheap.
+   */
+  async countRows<T extends TenantTable>(
+    query: SelectQueryBuilder<DB, T, object>,
+    cap?: number,
+  ): Promise<number> {
+    const rows = query
+      .select(sql<number>`1`.as('one'))
+      .$if(cap !== undefined, (q) => q.limit((cap ?? 0) + 1));
+    const result = await this.db
+      .selectFrom(rows.as('counted'))
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(result.n);
+  }
+
   /** Runs `work` in one transaction; inside another transaction it joins that one. */
   transaction<R>(work: (tx: TenantDb) => Promise<R>): Promise<R> {
     if (this.db.isTransaction) return work(this);

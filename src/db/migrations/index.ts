@@ -4,6 +4,7 @@ import * as foundation from './0001_foundation.ts';
 import * as pages from './0002_pages.ts';
 import * as topics from './0003_topics.ts';
 import * as filesAndAssets from './0004_files_and_assets.ts';
+import * as jobs from './0005_jobs.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -13,6 +14,7 @@ const steps: Record<string, Step> = {
   '0002_pages': pages,
   '0003_topics': topics,
   '0004_files_and_assets': filesAndAssets,
+  '0005_jobs': jobs,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

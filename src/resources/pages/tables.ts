@@ -1,3 +1,30 @@
-/** Row types of the pages tables (see src/db/schema.ts). */
-// biome-ignore lint/complexity/noBannedTypes: filled in as the resource's tables are added
-export type PagesTables = {};
+/** Row types of the pages table (see src/db/schema.ts). */
+
+export type PageType = 'inbound' | 'outbound' | 'call_followup' | 'sales_deck' | 'custom';
+export type PageStatus = 'draft' | 'published' | 'archived';
+
+export interface PagesTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  title: string;
+  page_context: string;
+  page_type: PageType;
+  status: PageStatus;
+  brand_id: string;
+  /** JSON arrays and objects, as the API shows them. */
+  actions: string;
+  action_card_widgets: string;
+  scripts: string;
+  footer_links: string | null;
+  header_action_id: string | null;
+  metadata: string | null;
+  created_at: number;
+  updated_at: number;
+  archived_at: number | null;
+  deleted_at: number | null;
+}
+
+export type PagesTables = {
+  pages: PagesTable;
+};

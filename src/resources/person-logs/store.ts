@@ -38,7 +38,7 @@ export async function listLogs(
       .orderBy('id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.id], Number(total.n));
+  return pageOf(rows, page, (row) => [row.id], total);
 }

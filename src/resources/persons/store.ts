@@ -79,9 +79,9 @@ export async function listPersons(
       .orderBy('id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.id], Number(total.n));
+  return pageOf(rows, page, (row) => [row.id], total);
 }
 
 export function personsOfAccount(db: TenantDb, accountId: string, limit: number): Promise<PersonRow[]> {

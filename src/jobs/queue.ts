@@ -1,0 +1,76 @@
+import { EventEmitter } from 'node:events';
+import type { TenantDb } from '../db/tenant-db.ts';
+import { newId } from '../ids.ts';
+import type { JobContext } from './types.ts';
+
+/** A job as its handler sees it. */
+export interface RunningJob<P = unknown> {
+  id: string;
+  tenantId: string;
+  payload: P;
+  /** This attempt's number, from 1. */
+  attempt: number;
+  maxAttempts: number;
+  /** The job's tenant, for everything the handler reads or changes. */
+  db: TenantDb;
+}
+
+export interface JobHandler<P = unknown> {
+  kind: string;
+  run(job: RunningJob<P>, context: JobContext): Promise<void>;
+  /** Wait before the next attempt after `attempt` failed; by default exponential with jitter. */
+  retryDelayMs?(attempt: number): number;
+  /** Runs once when the last attempt failed (the job is then `failed`). */
+  onGiveUp?(job: RunningJob<P>, context: JobContext, error: Error): Promise<void>;
+}
+
+/** Thrown by a handler to be retried at a given moment (a Retry-After, say) rather than by its schedule. */
+export class RetryAt extends Error {
+  constructor(
+    readonly at: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface EnqueueOptions {
+  runAt?: number;
+  maxAttempts?: number;
+}
+
+/** Tells workers in this process that there is work, so they need not wait for their next poll. */
+export const jobSignals = new EventEmitter();
+
+/**
+ * Adds a job in the caller's transaction (transactional outbox): the job exists exactly when the
+ * change that asked for it was committed.
+ */
+export async function enqueue(
+  db: TenantDb,
+  kind: string,
+  payload: unknown,
+  options: EnqueueOptions = {},
+): Promise<string> {
+  const now = Date.now();
+  const id = newId('job');
+  await db
+    .insertInto('jobs', {
+      id,
+      kind,
+      payload: JSON.stringify(payload),
+      state: 'queued',
+      attempts: 0,
+      max_attempts: options.maxAttempts ?? 5,
+      run_at: options.runAt ?? now,
+      locked_by: null,
+      locked_until: null,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+    })
+    .execute();
+  jobSignals.emit('enqueued');
+  return id;
+}

@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import { TenantDb } from '../db/tenant-db.ts';
+import { type JobHandler, jobSignals, RetryAt, type RunningJob } from './queue.ts';
+import {
+  claimJobs,
+  claimSchedule,
+  ensureSchedule,
+  extendLease,
+  finishSchedule,
+  type JobRow,
+  renewSchedule,
+  settleJob,
+} from './store.ts';
+import type { JobContext, ScheduledTask } from './types.ts';
+
+export interface Logger {
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+export interface WorkerOptions {
+  context: Omit<JobContext, 'now'>;
+  handlers: JobHandler[];
+  schedules: ScheduledTask[];
+  logger: Logger;
+  /** Jobs run at once by this worker. */
+  concurrency?: number;
+  /** How long to wait for work when there was none. */
+  pollMs?: number;
+  /** A job's lease; renewed while it runs, so only a dead worker's jobs are taken over. */
+  leaseMs?: number;
+}
+
+const BASE_RETRY_MS = 5_000;
+const MAX_RETRY_MS = 60 * 60 * 1000;
+
+function defaultRetryDelay(attempt: number): number {
+  const delay = Math.min(MAX_RETRY_MS, BASE_RETRY_MS * 2 ** (attempt - 1));
+  return Math.round(delay * (0.8 + Math.random() * 0.4));
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * Runs due jobs and scheduled tasks. Any number of workers, in any number of processes, may share a
+ * database: a job or a scheduled task is leased to one worker at a time, and the lease is renewed
+ * while it runs, so it never runs twice at once; a worker that dies leaves its lease to run out and
+ * another worker takes the job over.
+ */
+export class Worker {
+  readonly id = `worker_${randomUUID()}`;
+  private readonly handlers: Map<string, JobHandler>;
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly running = new Set<Promise<void>>();
+  private stopped = true;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private readonly onEnqueued = () => this.wake?.();
+
+  constructor(private readonly options: WorkerOptions) {
+    this.handlers = new Map(options.handlers.map((handler) => [handler.kind, handler]));
+    this.concurrency = options.concurrency ?? 4;
+    this.pollMs = options.pollMs ?? 1000;
+    this.leaseMs = options.leaseMs ?? 60_000;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    jobSignals.on('enqueued', this.onEnqueued);
+    this.loop = this.run();
+  }
+
+  /** Takes no new work, and waits for the jobs that are running to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    jobSignals.off('enqueued', this.onEnqueued);
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.running);
+  }
+
+  /** Runs what is due now once and waits for it: for tests and one-off runs. */
+  async drain(now = Date.now()): Promise<number> {
+    const started = await this.tick(now);
+    await Promise.all(this.running);
+    return started;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      let started = 0;
+      try {
+        started = await this.tick(Date.now());
+      } catch (error) {
+        this.options.logger.error({ err: asError(error) }, 'worker tick failed');
+      }
+      if (started === 0 || this.running.size >= this.concurrency) await this.idle();
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.pollMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async tick(now: number): Promise<number> {
+    let started = 0;
+    for (const task of this.options.schedules) if (await this.startSchedule(task, now)) started++;
+    const free = this.concurrency - this.running.size;
+    if (free <= 0) return started;
+    const { database } = this.options.context;
+    const jobs = await claimJobs(database.db, database.dialect, this.id, free, now, this.leaseMs);
+    for (const job of jobs) this.track(this.runJob(job));
+    return started + jobs.length;
+  }
+
+  private track(work: Promise<void>): void {
+    this.running.add(work);
+    void work.finally(() => this.running.delete(work));
+  }
+
+  private async startSchedule(task: ScheduledTask, now: number): Promise<boolean> {
+    const { db } = this.options.context.database;
+    await ensureSchedule(db, task.name, now);
+    if (!(await claimSchedule(db, task.name, this.id, now, this.leaseMs))) return false;
+    this.track(
+      this.withLease(
+        () => renewSchedule(db, task.name, this.id, Date.now() + this.leaseMs),
+        async () => {
+          try {
+            await task.run({ ...this.options.context, now });
+          } catch (error) {
+            this.options.logger.error({ err: asError(error), task: task.name }, 'scheduled task failed');
+          } finally {
+            await finishSchedule(db, task.name, this.id, now, Date.now() + task.everyMs);
+          }
+        },
+      ),
+    );
+    return true;
+  }
+
+  /** Runs `work` while renewing the lease every third of its length. */
+  private async withLease(renew: () => Promise<unknown>, work: () => Promise<void>): Promise<void> {
+    const timer = setInterval(() => {
+      renew().catch((error) => this.options.logger.warn({ err: asError(error) }, 'lease renewal failed'));
+    }, this.leaseMs / 3);
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  private async runJob(row: JobRow): Promise<void> {
+    const { database } = this.options.context;
+    const handler = this.handlers.get(row.kind);
+    const job: RunningJob = {
+      id: row.id,
+      tenantId: row.tenant_id,
+      payload: JSON.parse(row.payload),
+      attempt: row.attempts,
+      maxAttempts: row.max_attempts,
+      db: new TenantDb(row.tenant_id, database.db, database.dialect),
+    };
+    const context: JobContext = { ...this.options.context, now: Date.now() };
+    await this.withLease(
+      () => extendLease(database.db, row.id, this.id, Date.now() + this.leaseMs),
+      async () => {
+        try {
+          if (!handler) throw new Error(`No handler for jobs of kind ${row.kind}`);
+          await handler.run(job, context);
+          await settleJob(database.db, row.id, this.id, { state: 'done', now: Date.now() });
+        } catch (error) {
+          await this.fail(job, handler, context, asError(error));
+        }
+      },
+    );
+  }
+
+  private async fail(job: RunningJob, handler: JobHandler | undefined, context: JobContext, error: Error) {
+    const { db } = this.options.context.database;
+    const now = Date.now();
+    const last = job.attempt >= job.maxAttempts;
+    this.options.logger.warn({ err: error, jobId: job.id, attempt: job.attempt, last }, 'job attempt failed');
+    if (last) {
+      if (!(await settleJob(db, job.id, this.id, { state: 'failed', now, error: error.message }))) return;
+      await handler
+        ?.onGiveUp?.(job, context, error)
+        .catch((cause) =>
+          this.options.logger.error({ err: asError(cause), jobId: job.id }, 'giving up on a job failed'),
+        );
+      return;
+    }
+    const runAt =
+      error instanceof RetryAt ? error.at : now + (handler?.retryDelayMs ?? defaultRetryDelay)(job.attempt);
+    await settleJob(db, job.id, this.id, { state: 'queued', now, runAt, error: error.message });
+  }
+}

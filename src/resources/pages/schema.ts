@@ -1,0 +1,270 @@
+import { type Static, Type } from 'typebox';
+import {
+  Count,
+  IdParams,
+  NullableTimestamp,
+  PagedList,
+  PageQuery,
+  SearchQuery,
+  Timestamp,
+} from '../../http/schemas.ts';
+
+/** Links a page shows must not run script: http(s), mailto and tel URLs, paths and fragments only. */
+export const SafeUrl = Type.String({
+  maxLength: 2048,
+  pattern: '^(|https?://[^\\s]+|mailto:[^\\s]+|tel:[^\\s]+|/[^\\s]*|#[^\\s]*)$',
+  description: 'Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment',
+});
+const ShortId = Type.String({
+  pattern: '^[A-Za-z0-9_-]{1,64}$',
+  description: '1-64 letters, digits, _ or -',
+});
+const Text = (maxLength: number) => Type.String({ maxLength });
+
+export const PAGE_TYPES = ['inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'] as const;
+export const PageType = Type.Enum(PAGE_TYPES);
+export const PageStatus = Type.Enum(['archived', 'draft', 'published']);
+
+export const ROBOTS = [
+  'all',
+  'none',
+  'index',
+  'noindex',
+  'follow',
+  'nofollow',
+  'noarchive',
+  'nosnippet',
+  'noimageindex',
+  'notranslate',
+] as const;
+
+const metadataText = {
+  title: Text(255),
+  description: Text(1024),
+  keywords: Type.Array(Text(128), { maxItems: 50 }),
+  author: Text(255),
+  robots: Type.Array(Type.Enum(ROBOTS), { maxItems: 10, description: 'Robots directives' }),
+  canonicalUrl: SafeUrl,
+  ogTitle: Text(255),
+  ogDescription: Text(1024),
+  ogImageAlt: Text(255),
+  ogSiteName: Text(255),
+  ogUrl: SafeUrl,
+  twitterTitle: Text(255),
+  twitterDescription: Text(1024),
+  twitterImageAlt: Text(255),
+  twitterSite: Text(255),
+  twitterCreator: Text(255),
+  themeColor: Text(64),
+};
+const metadataImages = {
+  ogImageUrl: SafeUrl,
+  ogImageFileId: Text(64),
+  twitterImageUrl: SafeUrl,
+  twitterImageFileId: Text(64),
+};
+
+const optionalAll = <T extends Record<string, import('typebox').TSchema>>(fields: T) =>
+  Object.fromEntries(Object.entries(fields).map(([key, schema]) => [key, Type.Optional(schema)])) as {
+    [K in keyof T]: import('typebox').TOptional<T[K]>;
+  };
+
+/** Page metadata as pages and audiences show it. */
+export const PageMetadata = Type.Object(optionalAll({ ...metadataText, ...metadataImages }));
+export type PageMetadata = Static<typeof PageMetadata>;
+
+/** Page metadata as a page create or update takes it: the image fields are set through audiences. */
+export const PageMetadataInput = Type.Object(optionalAll(metadataText), { additionalProperties: false });
+/** Metadata as an audience overrides it, image fields included. */
+export const PageMetadataOverride = Type.Object(optionalAll({ ...metadataText, ...metadataImages }), {
+  additionalProperties: false,
+});
+
+export const Action = Type.Object({
+  actionId: Type.String(),
+  actionIndex: Type.Number(),
+  purpose: Type.String(),
+  buttonTitle: Type.String(),
+  actionType: Type.String(),
+  url: Type.String(),
+});
+export type Action = Static<typeof Action>;
+
+const ActionInput = Type.Object(
+  {
+    actionId: Type.Optional(ShortId),
+    purpose: Type.Optional(Text(2048)),
+    buttonTitle: Type.String({ minLength: 1, maxLength: 255 }),
+    actionType: Type.String({ minLength: 1, maxLength: 64 }),
+    url: Type.Optional(SafeUrl),
+  },
+  { additionalProperties: false },
+);
+
+const Image = Type.Object({
+  altText: Type.String(),
+  url: Type.String(),
+  fileId: Type.String(),
+  assetId: Type.String(),
+});
+export const ActionCardWidget = Type.Object({
+  type: Type.String(),
+  title: Type.String(),
+  logos: Type.Array(Type.Object({ image: Image })),
+});
+export type ActionCardWidget = Static<typeof ActionCardWidget>;
+
+const ImageInput = Type.Object(
+  {
+    altText: Type.Optional(Text(255)),
+    url: Type.Optional(SafeUrl),
+    fileId: Type.Optional(Text(64)),
+    assetId: Type.Optional(Text(64)),
+  },
+  { additionalProperties: false, description: 'Give a url, an image fileId or an assetId of your tenant' },
+);
+const ActionCardWidgetInput = Type.Object(
+  {
+    type: Type.String({ minLength: 1, maxLength: 64, description: 'e.g. logos, testimonial, cta' }),
+    title: Type.Optional(Text(255)),
+    logos: Type.Optional(
+      Type.Array(Type.Object({ image: ImageInput }, { additionalProperties: false }), { maxItems: 50 }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Script = Type.Object({
+  content: Type.String(),
+  enabled: Type.Boolean(),
+  name: Type.String(),
+  description: Type.String(),
+});
+export type Script = Static<typeof Script>;
+
+const ScriptInput = Type.Object(
+  {
+    content: Type.String({ maxLength: 65536, description: 'HTML added to the public page when enabled' }),
+    enabled: Type.Optional(Type.Boolean()),
+    name: Type.Optional(Text(255)),
+    description: Type.Optional(Text(1024)),
+  },
+  { additionalProperties: false },
+);
+
+export const FooterLinkGroup = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  links: Type.Array(Type.Object({ id: Type.String(), text: Type.String(), url: Type.String() })),
+});
+export type FooterLinkGroup = Static<typeof FooterLinkGroup>;
+
+const FooterLinkGroupInput = Type.Object(
+  {
+    id: Type.Optional(ShortId),
+    title: Type.Optional(Text(255)),
+    links: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { id: Type.Optional(ShortId), text: Type.String({ minLength: 1, maxLength: 255 }), url: SafeUrl },
+          { additionalProperties: false },
+        ),
+        { maxItems: 50 },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const Page = Type.Object({
+  pageId: Type.String(),
+  name: Type.String(),
+  title: Type.String({ description: 'metadata.title when given, else the name' }),
+  pageContext: Type.String(),
+  pageType: PageType,
+  status: PageStatus,
+  brandId: Type.String(),
+  actions: Type.Array(Action),
+  actionCardWidgets: Type.Array(ActionCardWidget),
+  scripts: Type.Array(Script),
+  footerLinks: Type.Optional(Type.Array(FooterLinkGroup)),
+  headerActionId: Type.Optional(Type.String()),
+  metadata: Type.Optional(PageMetadata),
+  audiencesCount: Count,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  archivedAt: NullableTimestamp,
+  deletedAt: NullableTimestamp,
+});
+export type Page = Static<typeof Page>;
+
+const pageInputFields = {
+  actions: Type.Array(ActionInput, { maxItems: 50 }),
+  actionCardWidgets: Type.Array(ActionCardWidgetInput, { maxItems: 50 }),
+  brandId: Type.String({ maxLength: 255 }),
+  name: Type.String({ minLength: 1, maxLength: 255 }),
+  pageContext: Type.String({ minLength: 1, maxLength: 65536 }),
+  pageType: PageType,
+  scripts: Type.Array(ScriptInput, { maxItems: 20 }),
+  footerLinks: Type.Array(FooterLinkGroupInput, { maxItems: 20 }),
+  headerActionId: Type.String({ minLength: 1, maxLength: 64, description: 'Must name one of the actions' }),
+  metadata: PageMetadataInput,
+};
+
+export const PageCreate = Type.Object(
+  {
+    actions: pageInputFields.actions,
+    actionCardWidgets: pageInputFields.actionCardWidgets,
+    brandId: pageInputFields.brandId,
+    name: pageInputFields.name,
+    pageContext: pageInputFields.pageContext,
+    pageType: Type.Optional(Type.Enum(PAGE_TYPES, { default: 'inbound' })),
+    scripts: pageInputFields.scripts,
+    footerLinks: Type.Optional(pageInputFields.footerLinks),
+    headerActionId: Type.Optional(pageInputFields.headerActionId),
+    metadata: Type.Optional(pageInputFields.metadata),
+  },
+  { additionalProperties: false },
+);
+export type PageCreate = Static<typeof PageCreate>;
+
+export const PageUpdate = Type.Object(
+  {
+    ...optionalAll({
+      actions: pageInputFields.actions,
+      actionCardWidgets: pageInputFields.actionCardWidgets,
+      brandId: pageInputFields.brandId,
+      name: pageInputFields.name,
+      pageContext: pageInputFields.pageContext,
+      pageType: pageInputFields.pageType,
+      scripts: pageInputFields.scripts,
+    }),
+    footerLinks: Type.Optional(Type.Union([pageInputFields.footerLinks, Type.Null()])),
+    headerActionId: Type.Optional(Type.Union([pageInputFields.headerActionId, Type.Null()])),
+    metadata: Type.Optional(Type.Union([pageInputFields.metadata, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type PageUpdate = Static<typeof PageUpdate>;
+
+export const PageListQuery = Type.Object({
+  ...PageQuery,
+  query: SearchQuery,
+  status: Type.Optional(PageStatus),
+});
+
+export const PageSearchQuery = Type.Object({
+  limit: PageQuery.limit,
+  query: SearchQuery,
+});
+
+export const PageSearchItem = Type.Object({
+  audiencesCount: Count,
+  name: Type.String(),
+  pageId: Type.String(),
+});
+export type PageSearchItem = Static<typeof PageSearchItem>;
+
+export const PageList = PagedList(Page);
+export const PageSearchList = PagedList(PageSearchItem, { nullableTotal: true });
+export const PageParams = IdParams('page_id');

@@ -1,0 +1,292 @@
+import { type Page as ListPage, mapPage, type PageRequest } from '../../db/paging.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { invalidField, invalidState, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../time.ts';
+import type {
+  Action,
+  ActionCardWidget,
+  FooterLinkGroup,
+  Page,
+  PageCreate,
+  PageMetadata,
+  PageSearchItem,
+  PageUpdate,
+  Script,
+} from './schema.ts';
+import {
+  findPage,
+  insertPage,
+  listPages,
+  type PageChanges,
+  type PageFilter,
+  type PageRow,
+  type PageRowWithCounts,
+  searchPages,
+  updatePage,
+} from './store.ts';
+
+type Content = Pick<
+  Page,
+  'actions' | 'actionCardWidgets' | 'scripts' | 'footerLinks' | 'headerActionId' | 'metadata' | 'name'
+>;
+
+function parse<T>(json: string | null): T | undefined {
+  return json === null ? undefined : (JSON.parse(json) as T);
+}
+
+export function presentPage(row: PageRowWithCounts): Page {
+  const footerLinks = parse<FooterLinkGroup[]>(row.footer_links);
+  const metadata = parse<PageMetadata>(row.metadata);
+  return {
+    pageId: row.id,
+    name: row.name,
+    title: row.title,
+    pageContext: row.page_context,
+    pageType: row.page_type,
+    status: row.status,
+    brandId: row.brand_id,
+    actions: parse<Action[]>(row.actions) ?? [],
+    actionCardWidgets: parse<ActionCardWidget[]>(row.action_card_widgets) ?? [],
+    scripts: parse<Script[]>(row.scripts) ?? [],
+    ...(footerLinks ? { footerLinks } : {}),
+    ...(row.header_action_id ? { headerActionId: row.header_action_id } : {}),
+    ...(metadata ? { metadata } : {}),
+    audiencesCount: Number(row.audiences_count),
+    createdAt: toTimestamp(row.created_at),
+    updatedAt: toTimestamp(row.updated_at),
+    archivedAt: toNullableTimestamp(row.archived_at),
+    deletedAt: toNullableTimestamp(row.deleted_at),
+  };
+}
+
+function normalizeActions(input: PageCreate['actions']): Action[] {
+  const actions = input.map((action, index) => ({
+    actionId: action.actionId ?? newId('action'),
+    actionIndex: index,
+    purpose: action.purpose ?? '',
+    buttonTitle: action.buttonTitle,
+    actionType: action.actionType,
+    url: action.url ?? '',
+  }));
+  const seen = new Set<string>();
+  actions.forEach((action, index) => {
+    if (seen.has(action.actionId)) {
+      throw invalidField(
+        `/body/actions/${index}/actionId`,
+        `repeats actionId "${action.actionId}"; ids are unique per page`,
+      );
+    }
+    seen.add(action.actionId);
+  });
+  return actions;
+}
+
+function normalizeWidgets(input: PageCreate['actionCardWidgets']): ActionCardWidget[] {
+  return input.map((widget) => ({
+    type: widget.type,
+    title: widget.title ?? '',
+    logos: (widget.logos ?? []).map(({ image }) => ({
+      image: {
+        altText: image.altText ?? '',
+        url: image.url ?? '',
+        fileId: image.fileId ?? '',
+        assetId: image.assetId ?? '',
+      },
+    })),
+  }));
+}
+
+function normalizeScripts(input: PageCreate['scripts']): Script[] {
+  return input.map((script) => ({
+    content: script.content,
+    enabled: script.enabled ?? true,
+    name: script.name ?? '',
+    description: script.description ?? '',
+  }));
+}
+
+function normalizeFooterLinks(input: NonNullable<PageCreate['footerLinks']>): FooterLinkGroup[] {
+  return input.map((group, index) => ({
+    id: group.id ?? `group-${index + 1}`,
+    title: group.title ?? '',
+    links: (group.links ?? []).map((link, position) => ({
+      id: link.id ?? `link-${position + 1}`,
+      text: link.text,
+      url: link.url,
+    })),
+  }));
+}
+
+function assertHeaderAction(actions: Action[], headerActionId: string | undefined): void {
+  if (headerActionId !== undefined && !actions.some((action) => action.actionId === headerActionId)) {
+    throw invalidField(
+      '/body/headerActionId',
+      `must be the actionId of one of the page's actions; "${headerActionId}" is not`,
+    );
+  }
+}
+
+/** The page's title follows its metadata title, else its name. */
+function titleOf(content: Pick<Content, 'metadata' | 'name'>): string {
+  return content.metadata?.title || content.name;
+}
+
+function contentColumns(content: Content) {
+  return {
+    name: content.name,
+    title: titleOf(content),
+    actions: JSON.stringify(content.actions),
+    action_card_widgets: JSON.stringify(content.actionCardWidgets),
+    scripts: JSON.stringify(content.scripts),
+    footer_links: content.footerLinks ? JSON.stringify(content.footerLinks) : null,
+    header_action_id: content.headerActionId ?? null,
+    metadata: content.metadata ? JSON.stringify(content.metadata) : null,
+  };
+}
+
+async function requirePage(db: TenantDb, id: string): Promise<PageRowWithCounts> {
+  const row = await findPage(db, id);
+  if (!row) throw notFound(`Page ${id}`);
+  return row;
+}
+
+export async function createPage(db: TenantDb, input: PageCreate): Promise<Page> {
+  const content: Content = {
+    name: input.name,
+    actions: normalizeActions(input.actions),
+    actionCardWidgets: normalizeWidgets(input.actionCardWidgets),
+    scripts: normalizeScripts(input.scripts),
+    footerLinks: input.footerLinks ? normalizeFooterLinks(input.footerLinks) : undefined,
+    headerActionId: input.headerActionId,
+    metadata: input.metadata,
+  };
+  assertHeaderAction(content.actions, content.headerActionId);
+  const now = Date.now();
+  const row: PageRow = {
+    id: newId('page'),
+    ...contentColumns(content),
+    page_context: input.pageContext,
+    page_type: input.pageType ?? 'inbound',
+    status: 'draft',
+    brand_id: input.brandId,
+    created_at: now,
+    updated_at: now,
+    archived_at: null,
+    deleted_at: null,
+  };
+  await insertPage(db, row);
+  return getPage(db, row.id);
+}
+
+export async function getPage(db: TenantDb, id: string): Promise<Page> {
+  return presentPage(await requirePage(db, id));
+}
+
+/** Applies the fields given; `null` clears the optional ones. A deleted page cannot change. */
+export async function updatePageFields(db: TenantDb, id: string, input: PageUpdate): Promise<Page> {
+  const current = presentPage(await requirePage(db, id));
+  if (current.deletedAt !== null) throw invalidState(`Page ${id} is deleted; restore it before changing it`);
+  const content: Content = {
+    name: input.name ?? current.name,
+    actions: input.actions ? normalizeActions(input.actions) : current.actions,
+    actionCardWidgets: input.actionCardWidgets
+      ? normalizeWidgets(input.actionCardWidgets)
+      : current.actionCardWidgets,
+    scripts: input.scripts ? normalizeScripts(input.scripts) : current.scripts,
+    footerLinks:
+      input.footerLinks === undefined
+        ? current.footerLinks
+        : input.footerLinks === null
+          ? undefined
+          : normalizeFooterLinks(input.footerLinks),
+    headerActionId:
+      input.headerActionId === undefined ? current.headerActionId : (input.headerActionId ?? undefined),
+    metadata: input.metadata === undefined ? current.metadata : (input.metadata ?? undefined),
+  };
+  assertHeaderAction(content.actions, content.headerActionId);
+  const changes: PageChanges = { ...contentColumns(content), updated_at: Date.now() };
+  if (input.pageContext !== undefined) changes.page_context = input.pageContext;
+  if (input.pageType !== undefined) changes.page_type = input.pageType;
+  if (input.brandId !== undefined) changes.brand_id = input.brandId;
+  await updatePage(db, id, changes);
+  return getPage(db, id);
+}
+
+/** A state change: unchanged (and 200) when the page is already there, 409 when its state forbids it. */
+async function transition(
+  db: TenantDb,
+  id: string,
+  decide: (page: PageRowWithCounts, now: number) => PageChanges | 'unchanged',
+): Promise<Page> {
+  const page = await requirePage(db, id);
+  const now = Date.now();
+  const changes = decide(page, now);
+  if (changes !== 'unchanged') await updatePage(db, id, { ...changes, updated_at: now });
+  return getPage(db, id);
+}
+
+function stateOf(page: PageRowWithCounts): string {
+  return page.deleted_at !== null ? 'deleted' : page.status;
+}
+
+export function publishPage(db: TenantDb, id: string): Promise<Page> {
+  return transition(db, id, (page) => {
+    if (page.deleted_at !== null || page.status === 'archived') {
+      throw invalidState(`Page ${id} is ${stateOf(page)}; restore it before publishing`);
+    }
+    return page.status === 'published' ? 'unchanged' : { status: 'published' };
+  });
+}
+
+export function archivePage(db: TenantDb, id: string): Promise<Page> {
+  return transition(db, id, (page, now) => {
+    if (page.deleted_at !== null) throw invalidState(`Page ${id} is deleted; restore it before archiving`);
+    return page.status === 'archived' ? 'unchanged' : { status: 'archived', archived_at: now };
+  });
+}
+
+export function deletePage(db: TenantDb, id: string): Promise<Page> {
+  return transition(db, id, (page, now) => (page.deleted_at !== null ? 'unchanged' : { deleted_at: now }));
+}
+
+export function restorePage(db: TenantDb, id: string): Promise<Page> {
+  return transition(db, id, (page) =>
+    page.deleted_at === null && page.archived_at === null && page.status !== 'archived'
+      ? 'unchanged'
+      : { status: 'draft', archived_at: null, deleted_at: null },
+  );
+}
+
+export async function listAllPages(
+  db: TenantDb,
+  filter: PageFilter,
+  page: PageRequest,
+): Promise<ListPage<Page>> {
+  return mapPage(await listPages(db, filter, page), presentPage);
+}
+
+export async function searchPageItems(
+  db: TenantDb,
+  query: string | undefined,
+  limit: number,
+): Promise<{ hasMore: boolean; items: PageSearchItem[]; nextCursor: null; totalCount: number | null }> {
+  const { rows, total } = await searchPages(db, query, limit);
+  return {
+    hasMore: rows.length > limit,
+    items: rows
+      .slice(0, limit)
+      .map((row) => ({ pageId: row.id, name: row.name, audiencesCount: Number(row.audiences_count) })),
+    nextCursor: null,
+    totalCount: total,
+  };
+}
+
+/** Fails unless the page exists, is not deleted, and is not archived: new audiences need a live page. */
+export async function requireLivePage(db: TenantDb, id: string): Promise<Page> {
+  const page = await requirePage(db, id);
+  if (page.deleted_at !== null || page.status === 'archived') {
+    throw invalidState(`Page ${id} is ${stateOf(page)}`);
+  }
+  return presentPage(page);
+}

@@ -1,0 +1,103 @@
+import { type Selectable, sql, type Updateable } from 'kysely';
+import type { Database } from '../../db/connection.ts';
+import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import type { PageStatus, PagesTable } from './tables.ts';
+
+export type PageRow = Omit<Selectable<PagesTable>, 'tenant_id'>;
+export type PageRowWithCounts = PageRow & { audiences_count: number };
+export type PageChanges = Omit<Updateable<PagesTable>, 'tenant_id' | 'id' | 'created_at'>;
+
+export interface PageFilter {
+  query?: string;
+  status?: PageStatus;
+}
+
+const COLUMNS = [
+  'pages.id',
+  'pages.name',
+  'pages.title',
+  'pages.page_context',
+  'pages.page_type',
+  'pages.status',
+  'pages.brand_id',
+  'pages.actions',
+  'pages.action_card_widgets',
+  'pages.scripts',
+  'pages.footer_links',
+  'pages.header_action_id',
+  'pages.metadata',
+  'pages.created_at',
+  'pages.updated_at',
+  'pages.archived_at',
+  'pages.deleted_at',
+] as const;
+
+// Audiences arrive with their own table; until a page can have one, every page has none.
+const audiencesCount = sql<number>`0`;
+
+/** Search and lists count exactly up to here; page search answers null beyond. */
+export const SEARCH_COUNT_CAP = 10_000;
+
+export async function insertPage(db: TenantDb, row: PageRow): Promise<void> {
+  await db.insertInto('pages', row).execute();
+}
+
+export function findPage(db: TenantDb, id: string): Promise<PageRowWithCounts | undefined> {
+  return db
+    .selectFrom('pages')
+    .select([...COLUMNS, audiencesCount.as('audiences_count')])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function updatePage(db: TenantDb, id: string, changes: PageChanges): Promise<void> {
+  await db.updateTable('pages').set(changes).where('id', '=', id).execute();
+}
+
+function livePages(db: TenantDb, filter: PageFilter) {
+  let matching = db.selectFrom('pages').where('deleted_at', 'is', null);
+  if (filter.query)
+    matching = matching.where(db.dialect.substringMatch('pages', ['name', 'title'], filter.query));
+  if (filter.status) matching = matching.where('status', '=', filter.status);
+  return matching;
+}
+
+export async function listPages(
+  db: TenantDb,
+  filter: PageFilter,
+  page: PageRequest,
+): Promise<Page<PageRowWithCounts>> {
+  const matching = livePages(db, filter);
+  const after = page.after?.[0];
+  const [rows, total] = await Promise.all([
+    matching
+      .select([...COLUMNS, audiencesCount.as('audiences_count')])
+      .$if(after !== undefined, (q) => q.where('pages.id', '<', String(after)))
+      .orderBy('pages.id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    db.countRows(matching),
+  ]);
+  return pageOf(rows, page, (row) => [row.id], total);
+}
+
+/** The first `limit` matches, newest first, and how many match (null past the cap). */
+export async function searchPages(db: TenantDb, query: string | undefined, limit: number) {
+  const matching = livePages(db, { query });
+  const [rows, total] = await Promise.all([
+    matching
+      .select(['pages.id', 'pages.name', audiencesCount.as('audiences_count')])
+      .orderBy('pages.id', 'desc')
+      .limit(limit + 1)
+      .execute(),
+    db.countRows(matching, SEARCH_COUNT_CAP),
+  ]);
+  return { rows, total: total > SEARCH_COUNT_CAP ? null : total };
+}
+
+/** Erases pages deleted before `before`, across tenants; returns how many. */
+export async function purgeDeletedPages(database: Database, before: number): Promise<number> {
+  const result = await database.db.deleteFrom('pages').where('deleted_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
