@@ -1,4 +1,47 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
-export async function up(_db: Kysely<unknown>, _dialect: Dialect): Promise<void> {}
+export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  await dialect
+    .searchableTable(db, 'topics')
+    .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
+    .addColumn('title', 'text', (c) => c.notNull())
+    .addColumn('purpose', 'text', (c) => c.notNull())
+    .addColumn('sort_order', 'bigint', (c) => c.notNull())
+    .addColumn('is_default', 'integer', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+  // The list order (sortOrder, then newest first), so that a keyset page starts by index seek.
+  await db.schema
+    .createIndex('topics_in_order')
+    .on('topics')
+    .columns(['tenant_id', 'sort_order', 'id desc'])
+    .execute();
+  // At most one default topic per tenant, even when two are created at once.
+  await db.schema
+    .createIndex('topics_one_default')
+    .unique()
+    .on('topics')
+    .column('tenant_id')
+    .where(sql<SqlBool>`is_default = 1`)
+    .execute();
+  await dialect.createSearchIndex(db, 'topics', ['title', 'purpose']);
+
+  await dialect
+    .searchableTable(db, 'topic_entries')
+    .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
+    .addColumn('topic_id', 'text', (c) => c.notNull().references('topics.id'))
+    .addColumn('sort_order', 'bigint', (c) => c.notNull())
+    .addColumn('content_type', 'text', (c) => c.notNull())
+    .addColumn('content_text', 'text', (c) => c.notNull())
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('updated_at', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('topic_entries_in_order')
+    .on('topic_entries')
+    .columns(['topic_id', 'sort_order', 'id desc'])
+    .execute();
+  await dialect.createSearchIndex(db, 'topic_entries', ['content_text']);
+}

@@ -1,3 +1,132 @@
+import { paginate } from '../../http/pagination.ts';
 import type { Api } from '../../http/types.ts';
+import {
+  ENTRIES_PER_TOPIC,
+  Topic,
+  TopicCreate,
+  TopicEntry,
+  TopicEntryCreate,
+  TopicEntryParams,
+  TopicEntryUpdate,
+  TopicList,
+  TopicParams,
+  TopicSearchQuery,
+} from './schema.ts';
+import {
+  addTopicEntry,
+  createTopic,
+  getTopic,
+  getTopicEntry,
+  searchTopicItems,
+  updateTopicEntry,
+} from './service.ts';
 
-export async function topicRoutes(_api: Api): Promise<void> {}
+const tags = ['Topics'];
+
+export async function topicRoutes(api: Api): Promise<void> {
+  api.post(
+    '/v0/topics',
+    {
+      schema: {
+        tags,
+        summary: 'Create a topic',
+        description:
+          'A topic is knowledge the personalizer draws on. With `isDefault: true` it becomes the default topic, and the former default topic stops being it.',
+        body: TopicCreate,
+        response: { 201: Topic },
+      },
+    },
+    async (request, reply) => {
+      const topic = await createTopic(request.tenantDb, request.body);
+      return reply.code(201).header('Location', `/v0/topics/${topic.topicId}`).send(topic);
+    },
+  );
+
+  api.get(
+    '/v0/topics/search',
+    {
+      schema: {
+        tags,
+        summary: 'Search topics',
+        description:
+          "`query` matches the title, the purpose and the entries' text (case-insensitive substring). Ordered by sortOrder, then newest first; each topic comes with its entries.",
+        querystring: TopicSearchQuery,
+        response: { 200: TopicList },
+      },
+    },
+    (request) => {
+      const filters = { query: request.query.query || undefined };
+      return paginate(request, filters, (page) => searchTopicItems(request.tenantDb, filters, page));
+    },
+  );
+
+  api.get(
+    '/v0/topics/:topic_id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a topic',
+        description: 'With its entries, by sortOrder, then newest first.',
+        params: TopicParams,
+        response: { 200: Topic },
+      },
+    },
+    (request) => getTopic(request.tenantDb, request.params.topic_id),
+  );
+
+  api.post(
+    '/v0/topics/:topic_id/entries',
+    {
+      schema: {
+        tags,
+        summary: 'Add an entry to a topic',
+        description: `Moves the topic's updatedAt. A topic holds at most ${ENTRIES_PER_TOPIC} entries: 409 invalid_state beyond.`,
+        params: TopicParams,
+        body: TopicEntryCreate,
+        response: { 201: TopicEntry },
+      },
+    },
+    async (request, reply) => {
+      const entry = await addTopicEntry(request.tenantDb, request.params.topic_id, request.body);
+      return reply
+        .code(201)
+        .header('Location', `/v0/topics/${entry.topicId}/entries/${entry.topicEntryId}`)
+        .send(entry);
+    },
+  );
+
+  api.get(
+    '/v0/topics/:topic_id/entries/:topic_entry_id',
+    {
+      schema: {
+        tags,
+        summary: 'Get an entry of a topic',
+        params: TopicEntryParams,
+        response: { 200: TopicEntry },
+      },
+    },
+    (request) => getTopicEntry(request.tenantDb, request.params.topic_id, request.params.topic_entry_id),
+  );
+
+  api.patch(
+    '/v0/topics/:topic_id/entries/:topic_entry_id',
+    {
+      schema: {
+        tags,
+        summary: 'Update an entry of a topic',
+        description:
+          '`content` is replaced whole; an omitted field stays; `null` is refused. A change moves the updatedAt of the entry and of its topic. An entry of another topic is 404.',
+        params: TopicEntryParams,
+        body: TopicEntryUpdate,
+        response: { 200: TopicEntry },
+      },
+    },
+    (request) =>
+      updateTopicEntry(
+        request.tenantDb,
+        request.params.topic_id,
+        request.params.topic_entry_id,
+        request.body,
+      ),
+  );
+}

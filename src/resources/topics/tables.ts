@@ -1,3 +1,29 @@
 /** Row types of the topics tables (see src/db/schema.ts). */
-// biome-ignore lint/complexity/noBannedTypes: filled in as the resource's tables are added
-export type TopicsTables = {};
+
+export interface TopicsTable {
+  id: string;
+  tenant_id: string;
+  title: string;
+  purpose: string;
+  sort_order: number;
+  /** 1 for the tenant's default topic (at most one per tenant), else 0. */
+  is_default: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TopicEntriesTable {
+  id: string;
+  tenant_id: string;
+  topic_id: string;
+  sort_order: number;
+  content_type: 'text' | 'markdown';
+  content_text: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TopicsTables {
+  topics: TopicsTable;
+  topic_entries: TopicEntriesTable;
+}

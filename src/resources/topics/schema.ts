@@ -1,0 +1,88 @@
+import { type Static, Type } from 'typebox';
+import { IdParams, MAX_SAFE, PagedList, PageQuery, SearchQuery, Timestamp } from '../../http/schemas.ts';
+
+export const ENTRIES_PER_TOPIC = 100;
+
+const Title = Type.String({ minLength: 1, maxLength: 255 });
+const sortOrderRange = {
+  minimum: 0,
+  maximum: MAX_SAFE,
+  description: 'Lower comes first; equal values put the newest first',
+};
+const SortOrder = Type.Integer(sortOrderRange);
+const ContentType = Type.Union([Type.Literal('text'), Type.Literal('markdown')], {
+  description: 'text: plain text; markdown: CommonMark',
+});
+const ContentText = Type.String({ minLength: 1, maxLength: 10000 });
+
+export const TopicEntry = Type.Object({
+  topicEntryId: Type.String(),
+  topicId: Type.String(),
+  sortOrder: Type.Number({ description: 'An integer from 0 to 9007199254740991' }),
+  content: Type.Object({ type: ContentType, content: Type.String() }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type TopicEntry = Static<typeof TopicEntry>;
+
+export const Topic = Type.Object({
+  topicId: Type.String(),
+  title: Type.String(),
+  purpose: Type.String(),
+  sortOrder: Type.Number({ description: 'An integer from 0 to 9007199254740991' }),
+  isDefault: Type.Boolean({ description: "The tenant's default topic; at most one topic is the default" }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  entries: Type.Array(TopicEntry, {
+    description: `Every entry of the topic (at most ${ENTRIES_PER_TOPIC}), by sortOrder, then newest first`,
+  }),
+});
+export type Topic = Static<typeof Topic>;
+
+export const TopicCreate = Type.Object(
+  {
+    title: Title,
+    purpose: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        default: '',
+        description: 'What the topic is about and when the personalizer should draw on it',
+      }),
+    ),
+    sortOrder: Type.Optional(Type.Integer({ ...sortOrderRange, default: 0 })),
+    isDefault: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description: 'true makes this the default topic; the former default topic stops being it',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TopicCreate = Static<typeof TopicCreate>;
+
+const EntryContent = (description: string) =>
+  Type.Object({ type: ContentType, content: ContentText }, { additionalProperties: false, description });
+
+export const TopicEntryCreate = Type.Object(
+  {
+    content: EntryContent('The text of the entry and its format'),
+    sortOrder: Type.Optional(Type.Integer({ ...sortOrderRange, default: 0 })),
+  },
+  { additionalProperties: false },
+);
+export type TopicEntryCreate = Static<typeof TopicEntryCreate>;
+
+export const TopicEntryUpdate = Type.Object(
+  {
+    content: Type.Optional(EntryContent('Replaces the content whole')),
+    sortOrder: Type.Optional(SortOrder),
+  },
+  { additionalProperties: false },
+);
+export type TopicEntryUpdate = Static<typeof TopicEntryUpdate>;
+
+export const TopicSearchQuery = Type.Object({ ...PageQuery, query: SearchQuery });
+export const TopicList = PagedList(Topic);
+export const TopicParams = IdParams('topic_id');
+export const TopicEntryParams = IdParams('topic_id', 'topic_entry_id');

@@ -1,0 +1,150 @@
+import type { Selectable, SelectQueryBuilder, Updateable } from 'kysely';
+import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import type { DB } from '../../db/schema.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import type { TopicEntriesTable, TopicsTable } from './tables.ts';
+
+export type TopicRow = Omit<Selectable<TopicsTable>, 'tenant_id'>;
+export type TopicEntryRow = Omit<Selectable<TopicEntriesTable>, 'tenant_id'>;
+export type TopicEntryChanges = Pick<
+  Updateable<TopicEntriesTable>,
+  'sort_order' | 'content_type' | 'content_text' | 'updated_at'
+>;
+
+const TOPIC_COLUMNS = [
+  'topics.id',
+  'topics.title',
+  'topics.purpose',
+  'topics.sort_order',
+  'topics.is_default',
+  'topics.created_at',
+  'topics.updated_at',
+] as const;
+
+const ENTRY_COLUMNS = [
+  'id',
+  'topic_id',
+  'sort_order',
+  'content_type',
+  'content_text',
+  'created_at',
+  'updated_at',
+] as const;
+
+function inListOrder<O>(query: SelectQueryBuilder<DB, 'topics', O>) {
+  return query.orderBy('topics.sort_order', 'asc').orderBy('topics.id', 'desc');
+}
+
+export async function insertTopic(db: TenantDb, row: TopicRow): Promise<void> {
+  await db.insertInto('topics', row).execute();
+}
+
+/** The tenant's default topic, if any, stops being the default. */
+export async function clearDefaultTopic(db: TenantDb, at: number): Promise<void> {
+  await db.updateTable('topics').set({ is_default: 0, updated_at: at }).where('is_default', '=', 1).execute();
+}
+
+export function findTopic(db: TenantDb, id: string): Promise<TopicRow | undefined> {
+  return db.selectFrom('topics').select(TOPIC_COLUMNS).where('topics.id', '=', id).executeTakeFirst();
+}
+
+/** Moves the topic's updatedAt; false when there is no such topic. Locks the topic row until commit. */
+export async function touchTopic(db: TenantDb, id: string, at: number): Promise<boolean> {
+  const result = await db
+    .updateTable('topics')
+    .set({ updated_at: at })
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function allTopics(db: TenantDb): Promise<TopicRow[]> {
+  return inListOrder(db.selectFrom('topics').select(TOPIC_COLUMNS)).execute();
+}
+
+export async function searchTopics(
+  db: TenantDb,
+  filter: { query?: string },
+  page: PageRequest,
+): Promise<Page<TopicRow>> {
+  let matching = db.selectFrom('topics');
+  if (filter.query) {
+    const query = filter.query;
+    const entryMatches = db
+      .selectFrom('topic_entries')
+      .select('topic_entries.topic_id')
+      .where(db.dialect.substringMatch('topic_entries', ['content_text'], query));
+    matching = matching.where((eb) =>
+      eb.or([
+        db.dialect.substringMatch('topics', ['title', 'purpose'], query),
+        eb('topics.id', 'in', entryMatches),
+      ]),
+    );
+  }
+  const after = page.after;
+  const [rows, total] = await Promise.all([
+    inListOrder(matching.select(TOPIC_COLUMNS))
+      .$if(after !== undefined, (q) => {
+        const sortOrder = Number(after?.[0]);
+        const id = String(after?.[1]);
+        // The first conjunct bounds the index range; the second skips what the last page showed.
+        return q.where((eb) =>
+          eb.and([
+            eb('topics.sort_order', '>=', sortOrder),
+            eb.or([eb('topics.sort_order', '>', sortOrder), eb('topics.id', '<', id)]),
+          ]),
+        );
+      })
+      .limit(page.limit + 1)
+      .execute(),
+    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return pageOf(rows, page, (row) => [row.sort_order, row.id], Number(total.n));
+}
+
+export async function insertEntry(db: TenantDb, row: TopicEntryRow): Promise<void> {
+  await db.insertInto('topic_entries', row).execute();
+}
+
+export async function countEntries(db: TenantDb, topicId: string): Promise<number> {
+  const row = await db
+    .selectFrom('topic_entries')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('topic_id', '=', topicId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export function findEntry(db: TenantDb, topicId: string, id: string): Promise<TopicEntryRow | undefined> {
+  return db
+    .selectFrom('topic_entries')
+    .select(ENTRY_COLUMNS)
+    .where('topic_id', '=', topicId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function updateEntry(db: TenantDb, id: string, changes: TopicEntryChanges): Promise<void> {
+  await db.updateTable('topic_entries').set(changes).where('id', '=', id).execute();
+}
+
+/** The entries of the given topics, in list order (grouped by topic, the order within each holds). */
+export async function entriesOf(db: TenantDb, topicIds: string[]): Promise<TopicEntryRow[]> {
+  if (topicIds.length === 0) return [];
+  return db
+    .selectFrom('topic_entries')
+    .select(ENTRY_COLUMNS)
+    .where('topic_id', 'in', topicIds)
+    .orderBy('sort_order', 'asc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+export function allEntries(db: TenantDb): Promise<TopicEntryRow[]> {
+  return db
+    .selectFrom('topic_entries')
+    .select(ENTRY_COLUMNS)
+    .orderBy('sort_order', 'asc')
+    .orderBy('id', 'desc')
+    .execute();
+}
