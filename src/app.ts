@@ -15,6 +15,7 @@ import type { Api } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
 import { assetRoutes } from './resources/assets/routes.ts';
+import { audienceRoutes } from './resources/audiences/routes.ts';
 import { fileDownloadRoutes } from './resources/files/download-routes.ts';
 import { fileRoutes } from './resources/files/routes.ts';
 import type { FileStorage } from './resources/files/storage.ts';
@@ -23,6 +24,7 @@ import { pageRoutes } from './resources/pages/routes.ts';
 import { personLogRoutes } from './resources/person-logs/routes.ts';
 import { personRoutes } from './resources/persons/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
+import { webhookRoutes } from './resources/webhooks/routes.ts';
 import type { Signer } from './signing.ts';
 
 export interface AppOptions {
@@ -31,6 +33,8 @@ export interface AppOptions {
   storage: FileStorage;
   /** Absolute base of the links the service hands out. */
   publicUrl: string;
+  /** Lets webhook URLs point at loopback and private networks. */
+  allowPrivateWebhooks?: boolean;
   rateLimitRps: number;
   redis?: Redis;
   logger?: FastifyServerOptions['logger'];
@@ -42,6 +46,7 @@ declare module 'fastify' {
     draining: boolean;
     storage: FileStorage;
     publicUrl: string;
+    allowPrivateWebhooks: boolean;
   }
 }
 
@@ -56,6 +61,8 @@ const API_ROUTES = [
   fileRoutes,
   assetRoutes,
   pageLinkRoutes,
+  audienceRoutes,
+  webhookRoutes,
 ];
 /** Routes that need no API key: their requests carry their own signed credential. */
 const PUBLIC_ROUTES = [fileDownloadRoutes];
@@ -114,6 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('signer', options.signer);
   app.decorate('storage', options.storage);
   app.decorate('publicUrl', options.publicUrl);
+  app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app);
   registerErrorHandling(app);

@@ -18,7 +18,22 @@ export interface Config {
   llmApiKey: string | undefined;
   llmModel: string;
   webhookAllowPrivate: boolean;
+  /** Waits before each retry of a failed webhook delivery. */
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
   logLevel: string;
+  /** Files go to this S3-compatible bucket when set, else to the data dir. */
+  s3: S3Config | undefined;
+}
+
+export interface S3Config {
+  bucket: string;
+  prefix: string;
+  region: string;
+  endpoint: string | undefined;
+  accessKeyId: string | undefined;
+  secretAccessKey: string | undefined;
+  forcePathStyle: boolean;
 }
 
 export class ConfigError extends Error {
@@ -78,7 +93,42 @@ function minLength(env: Env, name: string, length: number): string | undefined {
   return raw;
 }
 
+const DURATION = /^(\d+)(ms|s|m|h)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
+
+function durations(env: Env, name: string, fallback: string): number[] {
+  const raw = read(env, name) ?? fallback;
+  const parts = raw.split(',').map((part) => part.trim().match(DURATION));
+  if (parts.some((part) => !part)) {
+    throw new ConfigError(
+      name,
+      `must be a comma-separated list of durations such as 5s,5m,2h (got "${raw}")`,
+    );
+  }
+  return parts.map((part) => Number(part?.[1]) * (UNIT_MS[part?.[2] ?? 'ms'] ?? 1));
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function s3(env: Env): S3Config | undefined {
+  const bucket = read(env, 'TAILOR_S3_BUCKET');
+  if (!bucket) return undefined;
+  const accessKeyId = read(env, 'TAILOR_S3_ACCESS_KEY_ID');
+  const secretAccessKey = read(env, 'TAILOR_S3_SECRET_ACCESS_KEY');
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey)) {
+    throw new ConfigError('TAILOR_S3_SECRET_ACCESS_KEY', 'and TAILOR_S3_ACCESS_KEY_ID must be set together');
+  }
+  return {
+    bucket,
+    prefix: read(env, 'TAILOR_S3_PREFIX') ?? '',
+    region: read(env, 'TAILOR_S3_REGION') ?? 'us-east-1',
+    endpoint: url(env, 'TAILOR_S3_ENDPOINT', ['http:', 'https:']),
+    accessKeyId,
+    secretAccessKey,
+    forcePathStyle: boolean(env, 'TAILOR_S3_FORCE_PATH_STYLE', false),
+  };
+}
 
 export function loadConfig(env: Env = process.env): Config {
   const host = read(env, 'HOST') ?? '127.0.0.1';
@@ -114,6 +164,9 @@ export function loadConfig(env: Env = process.env): Config {
     llmApiKey: read(env, 'TAILOR_LLM_API_KEY'),
     llmModel: read(env, 'TAILOR_LLM_MODEL') ?? 'gpt-4o-mini',
     webhookAllowPrivate: boolean(env, 'TAILOR_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookRetryScheduleMs: durations(env, 'TAILOR_WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
+    webhookTimeoutMs: integer(env, 'TAILOR_WEBHOOK_TIMEOUT_MS', 15_000, 1, 600_000),
     logLevel,
+    s3: s3(env),
   };
 }

@@ -1,12 +1,14 @@
-import path from 'node:path';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/connection.ts';
 import { migrateToLatest } from './db/migrate.ts';
+import { createJobContext } from './jobs/context.ts';
 import { JOB_HANDLERS, SCHEDULED_TASKS } from './jobs/registry.ts';
-import { Worker } from './jobs/worker.ts';
-import { LocalDiskStorage } from './resources/files/storage.ts';
+import { type Logger, Worker } from './jobs/worker.ts';
+import type { FileStorage } from './resources/files/storage.ts';
+import { createFileStorage } from './resources/files/storage-factory.ts';
 import { bootstrapDefaultTenant, type TenantWithKey } from './resources/tenants/service.ts';
 import { resolveSecret } from './secret.ts';
 import { Signer } from './signing.ts';
@@ -40,10 +42,59 @@ export async function prepareDatabase(config: Config): Promise<Database> {
   return database;
 }
 
+/** Stops `stop` once, on the first SIGTERM or SIGINT, then exits 0. */
+function onStopSignal(log: Logger, stop: () => Promise<unknown>): void {
+  let stopping = false;
+  const handle = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'draining');
+    await stop();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void handle('SIGTERM'));
+  process.once('SIGINT', () => void handle('SIGINT'));
+}
+
+function workerFor(
+  config: Config,
+  database: Database,
+  storage: FileStorage,
+  logger: Logger,
+  concurrency: number,
+) {
+  return new Worker({
+    context: createJobContext(config, database, storage),
+    handlers: JOB_HANDLERS,
+    schedules: SCHEDULED_TASKS,
+    logger,
+    concurrency,
+  });
+}
+
+/** Runs background work only, until SIGTERM or SIGINT; then finishes the jobs it has and exits. */
+export async function work(config: Config): Promise<void> {
+  const logger = pino({ level: config.logLevel });
+  const database = await prepareDatabase(config);
+  const worker = workerFor(
+    config,
+    database,
+    await createFileStorage(config),
+    logger,
+    Math.max(1, config.workers),
+  );
+  onStopSignal(logger, async () => {
+    await worker.stop();
+    await database.close();
+  });
+  worker.start();
+  logger.info({ workerId: worker.id }, 'worker started');
+}
+
 /** Serves the API until SIGTERM or SIGINT, then drains: no new connections, in-flight requests finish. */
 export async function serve(config: Config): Promise<void> {
   const database = await prepareDatabase(config);
-  const storage = new LocalDiskStorage(path.join(config.dataDir, 'files'));
+  const storage = await createFileStorage(config);
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
     : undefined;
@@ -53,33 +104,19 @@ export async function serve(config: Config): Promise<void> {
     signer: new Signer(resolveSecret(config)),
     storage,
     publicUrl: config.publicUrl,
+    allowPrivateWebhooks: config.webhookAllowPrivate,
     rateLimitRps: config.rateLimitRps,
     redis,
     logger: { level: config.logLevel },
   });
   const worker =
-    config.workers > 0
-      ? new Worker({
-          context: { database, storage },
-          handlers: JOB_HANDLERS,
-          schedules: SCHEDULED_TASKS,
-          logger: app.log,
-          concurrency: config.workers,
-        })
-      : undefined;
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.log.info({ signal }, 'draining');
+    config.workers > 0 ? workerFor(config, database, storage, app.log, config.workers) : undefined;
+  onStopSignal(app.log, async () => {
     app.draining = true;
     await Promise.all([app.close(), worker?.stop()]);
     redis?.disconnect();
     await database.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  process.once('SIGINT', () => void stop('SIGINT'));
+  });
   await app.listen({ host: config.host, port: config.port });
   worker?.start();
 }

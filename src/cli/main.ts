@@ -5,11 +5,12 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import { issueKey, listKeys, revoke } from '../resources/api-keys/service.ts';
 import { createTenant, getTenant } from '../resources/tenants/service.ts';
-import { serve } from '../server.ts';
+import { serve, work } from '../server.ts';
 
 const USAGE = `Usage: tailor <command>
 
-  serve                                   serve the API (the default command)
+  serve                                   serve the API and run background work (the default command)
+  worker                                  run background work only (generation, webhooks, purges)
   migrate                                 bring the database schema up to date
   tenants create --name N [--slug S]      create a tenant and its first API key
   keys create --tenant T [--read-only]    issue an API key (T: tenant id or slug)
@@ -62,6 +63,8 @@ async function run(args: string[]): Promise<void> {
   switch (key) {
     case 'serve':
       return serve(loadConfig());
+    case 'worker':
+      return work(loadConfig());
     case 'migrate':
       return withDatabase(async (_database, applied) => ({ applied }));
     case 'tenants create':

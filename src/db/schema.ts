@@ -1,8 +1,10 @@
 import type { JobsTables } from '../jobs/tables.ts';
 import type { AssetsTables } from '../resources/assets/tables.ts';
+import type { AudiencesTables } from '../resources/audiences/tables.ts';
 import type { FilesTables } from '../resources/files/tables.ts';
 import type { PagesTables } from '../resources/pages/tables.ts';
 import type { TopicsTables } from '../resources/topics/tables.ts';
+import type { WebhooksTables } from '../resources/webhooks/tables.ts';
 
 /**
  * Row types of every table, as Kysely sees them. Timestamps are Unix epoch milliseconds;
@@ -76,7 +78,14 @@ export interface IdempotencyKeysTable {
   expires_at: number;
 }
 
-export interface DB extends PagesTables, TopicsTables, FilesTables, AssetsTables, JobsTables {
+export interface DB
+  extends PagesTables,
+    TopicsTables,
+    FilesTables,
+    AssetsTables,
+    JobsTables,
+    AudiencesTables,
+    WebhooksTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   accounts: AccountsTable;

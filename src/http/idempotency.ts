@@ -46,9 +46,12 @@ function keyOf(request: FastifyRequest): { scope: string; key: string } | undefi
 }
 
 function fingerprintOf(request: FastifyRequest): string {
-  return createHash('sha256')
-    .update(`${request.method} ${request.url}\n${stableStringify(request.body ?? null)}`)
-    .digest('hex');
+  const hash = createHash('sha256').update(`${request.method} ${request.url}\n`);
+  // Raw uploads are hashed as bytes: serialising a large Buffer as JSON would block the server.
+  const body = request.body;
+  return (Buffer.isBuffer(body) ? hash.update(body) : hash.update(stableStringify(body ?? null))).digest(
+    'hex',
+  );
 }
 
 function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {

@@ -85,11 +85,15 @@ export class Worker {
     await Promise.all(this.running);
   }
 
-  /** Runs what is due now once and waits for it: for tests and one-off runs. */
+  /** Runs everything due at `now` until nothing is left, and waits for it: for tests and one-off runs. */
   async drain(now = Date.now()): Promise<number> {
-    const started = await this.tick(now);
-    await Promise.all(this.running);
-    return started;
+    let total = 0;
+    for (;;) {
+      const started = await this.tick(now);
+      await Promise.all(this.running);
+      if (started === 0) return total;
+      total += started;
+    }
   }
 
   private async run(): Promise<void> {
@@ -144,7 +148,7 @@ export class Worker {
           } catch (error) {
             this.options.logger.error({ err: asError(error), task: task.name }, 'scheduled task failed');
           } finally {
-            await finishSchedule(db, task.name, this.id, now, Date.now() + task.everyMs);
+            await finishSchedule(db, task.name, this.id, now, now + task.everyMs);
           }
         },
       ),

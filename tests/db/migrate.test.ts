@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
+import { sqliteDialect } from '../../src/db/dialect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrationsFor } from '../../src/db/migrations/index.ts';
 import { freshEnvironment } from '../helpers/process.ts';
 
 describe('migrations', () => {
@@ -15,7 +17,7 @@ describe('migrations', () => {
     try {
       const results = await Promise.all(nodes.map((node) => migrateToLatest(node)));
       const applied = results.flat().map((result) => result.migrationName);
-      expect(applied).toEqual(['0001_foundation']);
+      expect(applied).toEqual(Object.keys(migrationsFor(sqliteDialect)));
       expect(await migrateToLatest(nodes[0] as (typeof nodes)[number])).toEqual([]);
     } finally {
       for (const node of nodes) await node.close();

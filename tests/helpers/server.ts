@@ -5,8 +5,13 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { createJobContext } from '../../src/jobs/context.ts';
+import { JOB_HANDLERS, SCHEDULED_TASKS } from '../../src/jobs/registry.ts';
+import type { JobContext } from '../../src/jobs/types.ts';
+import { Worker, type WorkerOptions } from '../../src/jobs/worker.ts';
 import { type FileStorage, LocalDiskStorage } from '../../src/resources/files/storage.ts';
 import { createTenant } from '../../src/resources/tenants/service.ts';
 import { Signer } from '../../src/signing.ts';
@@ -80,6 +85,10 @@ export interface TestServer {
   app: FastifyInstance;
   database: Database;
   storage: FileStorage;
+  /** What background work runs with on this server. */
+  jobContext: Omit<JobContext, 'now'>;
+  /** A worker with every handler and scheduled task of the service; start it, or drain it. */
+  worker(options?: Partial<WorkerOptions>): Worker;
   /** A fresh tenant with its own key: tests stay independent on a shared database. */
   newTenant(): Promise<Client>;
   anonymous(): Client;
@@ -89,6 +98,10 @@ export interface TestServer {
 export interface ServerOptions {
   rateLimitRps?: number;
   redis?: Redis;
+  /** Lets webhook URLs point at loopback (default true, for local receivers). */
+  allowPrivateWebhooks?: boolean;
+  /** Environment for the job context (personalizer, webhook settings); webhooks may reach loopback. */
+  env?: Record<string, string>;
   /** Another node on this database (closed by its owner). */
   database?: Database;
 }
@@ -112,13 +125,29 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     publicUrl: 'http://127.0.0.1',
     rateLimitRps: options.rateLimitRps ?? 0,
     redis: options.redis,
+    allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
   });
+  const jobContext = createJobContext(
+    loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env }),
+    database,
+    storage,
+  );
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,
     app,
     database,
     storage,
+    jobContext,
+    worker: (overrides = {}) =>
+      new Worker({
+        context: jobContext,
+        handlers: JOB_HANDLERS,
+        schedules: SCHEDULED_TASKS,
+        logger: { info() {}, warn() {}, error() {} },
+        pollMs: 20,
+        ...overrides,
+      }),
     async newTenant() {
       const name = `Test ${randomBytes(6).toString('hex')}`;
       const tenant = await createTenant(database.db, database.dialect, { name });

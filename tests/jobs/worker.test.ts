@@ -2,9 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { TenantDb } from '../../src/db/tenant-db.ts';
+import { createJobContext } from '../../src/jobs/context.ts';
 import { enqueue, type JobHandler, RetryAt } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { ScheduledTask } from '../../src/jobs/types.ts';
@@ -17,6 +19,7 @@ let database: Database;
 let tenant: TenantDb;
 const silent = { info() {}, warn() {}, error() {} };
 const storage = new LocalDiskStorage(path.join(os.tmpdir(), 'tailor-worker-test-files'));
+const settings = loadConfig({});
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-jobs-'));
 
@@ -30,7 +33,7 @@ afterAll(() => database.close());
 
 function worker(handlers: JobHandler[], options: Partial<WorkerOptions> = {}, on: Database = database) {
   return new Worker({
-    context: { database: on, storage },
+    context: createJobContext(settings, on, storage),
     handlers,
     schedules: [],
     logger: silent,
@@ -182,9 +185,14 @@ describe('jobs', () => {
         ran.push(now);
       },
     };
-    const a = new Worker({ context: { database, storage }, handlers: [], schedules: [task], logger: silent });
+    const a = new Worker({
+      context: createJobContext(settings, database, storage),
+      handlers: [],
+      schedules: [task],
+      logger: silent,
+    });
     const b = new Worker({
-      context: { database: other, storage },
+      context: createJobContext(settings, other, storage),
       handlers: [],
       schedules: [task],
       logger: silent,

@@ -13,7 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-export function pageBody(overrides: Record<string, unknown> = {}) {
+function pageBody(overrides: Record<string, unknown> = {}) {
   return {
     name: 'Spring launch',
     pageContext: 'Our spring product launch for mid-market retailers.',
@@ -75,15 +75,29 @@ describe('POST /v0/pages', () => {
       ],
       headerActionId: 'call',
       actionCardWidgets: [
-        { type: 'logos', title: 'Trusted by', logos: [{ image: { altText: 'Acme', url: 'https://cdn.example/acme.png' } }] },
+        {
+          type: 'logos',
+          title: 'Trusted by',
+          logos: [{ image: { altText: 'Acme', url: 'https://cdn.example/acme.png' } }],
+        },
         { type: 'cta' },
       ],
-      scripts: [{ content: '<script>track()</script>', name: 'Tracker' }, { content: 'x', enabled: false }],
+      scripts: [
+        { content: '<script>track()</script>', name: 'Tracker' },
+        { content: 'x', enabled: false },
+      ],
       footerLinks: [{ title: 'Legal', links: [{ text: 'Privacy', url: 'https://example.com/privacy' }] }],
-      metadata: { title: 'Spring | Acme', description: 'Desc', keywords: ['a', 'b'], robots: ['noindex', 'follow'] },
+      metadata: {
+        title: 'Spring | Acme',
+        description: 'Desc',
+        keywords: ['a', 'b'],
+        robots: ['noindex', 'follow'],
+      },
     });
     expect(page.title).toBe('Spring | Acme');
-    expect(page.actions.map((a: { actionId: string; actionIndex: number }) => [a.actionId, a.actionIndex])).toEqual([
+    expect(
+      page.actions.map((a: { actionId: string; actionIndex: number }) => [a.actionId, a.actionIndex]),
+    ).toEqual([
       ['demo', 0],
       ['call', 1],
     ]);
@@ -101,9 +115,18 @@ describe('POST /v0/pages', () => {
       { content: 'x', enabled: false, name: '', description: '' },
     ]);
     expect(page.footerLinks).toEqual([
-      { id: 'group-1', title: 'Legal', links: [{ id: 'link-1', text: 'Privacy', url: 'https://example.com/privacy' }] },
+      {
+        id: 'group-1',
+        title: 'Legal',
+        links: [{ id: 'link-1', text: 'Privacy', url: 'https://example.com/privacy' }],
+      },
     ]);
-    expect(page.metadata).toEqual({ title: 'Spring | Acme', description: 'Desc', keywords: ['a', 'b'], robots: ['noindex', 'follow'] });
+    expect(page.metadata).toEqual({
+      title: 'Spring | Acme',
+      description: 'Desc',
+      keywords: ['a', 'b'],
+      robots: ['noindex', 'follow'],
+    });
   });
 
   it.each([
@@ -117,11 +140,27 @@ describe('POST /v0/pages', () => {
     ['a missing scripts array', { scripts: undefined }, '/body/scripts'],
     ['an unknown pageType', { pageType: 'landing' }, '/body/pageType'],
     ['an action without buttonTitle', { actions: [{ actionType: 'link' }] }, '/body/actions/0/buttonTitle'],
-    ['an action with an empty buttonTitle', { actions: [{ buttonTitle: '', actionType: 'link' }] }, '/body/actions/0/buttonTitle'],
+    [
+      'an action with an empty buttonTitle',
+      { actions: [{ buttonTitle: '', actionType: 'link' }] },
+      '/body/actions/0/buttonTitle',
+    ],
     ['an action without actionType', { actions: [{ buttonTitle: 'Go' }] }, '/body/actions/0/actionType'],
-    ['an actionType over 64 characters', { actions: [{ buttonTitle: 'Go', actionType: 'x'.repeat(65) }] }, '/body/actions/0/actionType'],
-    ['a buttonTitle over 255 characters', { actions: [{ buttonTitle: 'x'.repeat(256), actionType: 'link' }] }, '/body/actions/0/buttonTitle'],
-    ['a javascript: action url', { actions: [{ buttonTitle: 'Go', actionType: 'link', url: 'javascript:alert(1)' }] }, '/body/actions/0/url'],
+    [
+      'an actionType over 64 characters',
+      { actions: [{ buttonTitle: 'Go', actionType: 'x'.repeat(65) }] },
+      '/body/actions/0/actionType',
+    ],
+    [
+      'a buttonTitle over 255 characters',
+      { actions: [{ buttonTitle: 'x'.repeat(256), actionType: 'link' }] },
+      '/body/actions/0/buttonTitle',
+    ],
+    [
+      'a javascript: action url',
+      { actions: [{ buttonTitle: 'Go', actionType: 'link', url: 'javascript:alert(1)' }] },
+      '/body/actions/0/url',
+    ],
     [
       'repeated actionIds',
       {
@@ -136,12 +175,28 @@ describe('POST /v0/pages', () => {
     ['a widget without type', { actionCardWidgets: [{ title: 'x' }] }, '/body/actionCardWidgets/0/type'],
     ['a script without content', { scripts: [{ name: 'x' }] }, '/body/scripts/0/content'],
     ['a script over 64 KiB', { scripts: [{ content: 'x'.repeat(65537) }] }, '/body/scripts/0/content'],
-    ['a non-boolean script enabled', { scripts: [{ content: 'x', enabled: 'yes' }] }, '/body/scripts/0/enabled'],
-    ['metadata with ogImageUrl', { metadata: { ogImageUrl: 'https://x.example/a.png' } }, '/body/metadata/ogImageUrl'],
-    ['metadata with twitterImageFileId', { metadata: { twitterImageFileId: 'file_x' } }, '/body/metadata/twitterImageFileId'],
+    [
+      'a non-boolean script enabled',
+      { scripts: [{ content: 'x', enabled: 'yes' }] },
+      '/body/scripts/0/enabled',
+    ],
+    [
+      'metadata with ogImageUrl',
+      { metadata: { ogImageUrl: 'https://x.example/a.png' } },
+      '/body/metadata/ogImageUrl',
+    ],
+    [
+      'metadata with twitterImageFileId',
+      { metadata: { twitterImageFileId: 'file_x' } },
+      '/body/metadata/twitterImageFileId',
+    ],
     ['an unknown robots value', { metadata: { robots: ['maybe'] } }, '/body/metadata/robots/0'],
     ['an unknown field', { color: 'red' }, '/body/color'],
-    ['a footer link without text', { footerLinks: [{ links: [{ url: '/x' }] }] }, '/body/footerLinks/0/links/0/text'],
+    [
+      'a footer link without text',
+      { footerLinks: [{ links: [{ url: '/x' }] }] },
+      '/body/footerLinks/0/links/0/text',
+    ],
   ])('rejects %s with 400 and creates nothing', async (_label, overrides, path) => {
     const before = (await api.get('/v0/pages?limit=1')).body.totalCount;
     const response = await api.post('/v0/pages', pageBody(overrides));
@@ -168,7 +223,12 @@ describe('GET and PATCH /v0/pages/{id}', () => {
     const renamed = await api.patch(`/v0/pages/${page.pageId}`, { name: 'Renamed', pageType: 'custom' });
     expect(renamed.status).toBe(200);
     expectSchema(Page, renamed.body);
-    expect(renamed.body).toMatchObject({ name: 'Renamed', title: 'Meta title', pageType: 'custom', brandId: 'brand-1' });
+    expect(renamed.body).toMatchObject({
+      name: 'Renamed',
+      title: 'Meta title',
+      pageType: 'custom',
+      brandId: 'brand-1',
+    });
     expect(renamed.body.actions).toEqual(page.actions);
     expect(renamed.body.updatedAt).not.toBe(page.updatedAt);
     const cleared = await api.patch(`/v0/pages/${page.pageId}`, { metadata: null });
@@ -177,7 +237,10 @@ describe('GET and PATCH /v0/pages/{id}', () => {
   });
 
   it('checks headerActionId against the resulting actions', async () => {
-    const page = await createPage({ actions: [{ actionId: 'a', buttonTitle: 'A', actionType: 'link' }], headerActionId: 'a' });
+    const page = await createPage({
+      actions: [{ actionId: 'a', buttonTitle: 'A', actionType: 'link' }],
+      headerActionId: 'a',
+    });
     const response = await api.patch(`/v0/pages/${page.pageId}`, {
       actions: [{ actionId: 'b', buttonTitle: 'B', actionType: 'link' }],
     });
@@ -295,7 +358,7 @@ describe('page states', () => {
     const page = await createPage();
     const kept = await createPage();
     await api.delete(`/v0/pages/${page.pageId}`);
-    const context = { database: server.database, storage: server.storage };
+    const context = server.jobContext;
     await purgeDeletedPages.run({ ...context, now: Date.now() + 29 * 86_400_000 });
     expect((await api.get(`/v0/pages/${page.pageId}`)).status).toBe(200);
     await purgeDeletedPages.run({ ...context, now: Date.now() + 31 * 86_400_000 });
@@ -320,11 +383,15 @@ describe('GET /v0/pages and /v0/pages/search', () => {
   it('lists newest first with status and query filters', async () => {
     const list = await tenant.get('/v0/pages');
     expectSchema(PageList, list.body);
-    expect(list.body.items.map((p: { name: string }) => p.name)).toEqual(['Gamma retail', 'Beta banking', 'Alpha retail']);
-    expect((await tenant.get('/v0/pages?query=RETAIL')).body.totalCount).toBe(2);
-    expect((await tenant.get('/v0/pages?query=finance')).body.items.map((p: { name: string }) => p.name)).toEqual([
+    expect(list.body.items.map((p: { name: string }) => p.name)).toEqual([
+      'Gamma retail',
       'Beta banking',
+      'Alpha retail',
     ]);
+    expect((await tenant.get('/v0/pages?query=RETAIL')).body.totalCount).toBe(2);
+    expect(
+      (await tenant.get('/v0/pages?query=finance')).body.items.map((p: { name: string }) => p.name),
+    ).toEqual(['Beta banking']);
     expect((await tenant.get('/v0/pages?status=published')).body.totalCount).toBe(0);
     expect((await tenant.get('/v0/pages?status=gone')).status).toBe(400);
   });

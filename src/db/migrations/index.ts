@@ -5,6 +5,8 @@ import * as pages from './0002_pages.ts';
 import * as topics from './0003_topics.ts';
 import * as filesAndAssets from './0004_files_and_assets.ts';
 import * as jobs from './0005_jobs.ts';
+import * as audiences from './0006_audiences.ts';
+import * as webhooks from './0007_webhooks.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -15,6 +17,8 @@ const steps: Record<string, Step> = {
   '0003_topics': topics,
   '0004_files_and_assets': filesAndAssets,
   '0005_jobs': jobs,
+  '0006_audiences': audiences,
+  '0007_webhooks': webhooks,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

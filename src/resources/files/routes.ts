@@ -1,3 +1,60 @@
+import type { FastifyError } from 'fastify';
+import { AppError } from '../../errors.ts';
 import type { Api } from '../../http/types.ts';
+import { IMAGE_TYPES } from './images.ts';
+import { File, FileParams, MAX_FILE_BYTES, UploadBody } from './schema.ts';
+import { getFile, uploadFile } from './service.ts';
 
-export async function fileRoutes(_api: Api): Promise<void> {}
+const tags = ['Files'];
+
+export async function fileRoutes(api: Api): Promise<void> {
+  // Image bodies are accepted here only (this plugin is its own scope); JSON keeps its 1 MiB limit.
+  api.addContentTypeParser(
+    IMAGE_TYPES,
+    { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES },
+    (_request, body, done) => done(null, body),
+  );
+  // The shared handler words a too-large body for JSON bodies; a file has its own limit.
+  api.setErrorHandler((error: FastifyError) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      throw new AppError('payload_too_large', 'A file may be at most 10 MiB (10,485,760 bytes)');
+    throw error;
+  });
+
+  api.post(
+    '/v0/files',
+    {
+      // The body is raw bytes, which the service checks; its schema is there to document them.
+      validatorCompiler: () => () => true,
+      schema: {
+        tags,
+        summary: 'Upload a file',
+        description: `The body is the file's raw bytes, with \`Content-Type\` ${IMAGE_TYPES.join(', ')}; at most 10 MiB (413). The bytes must be what the type says (magic bytes; an SVG must be an XML document with an \`<svg>\` root in the SVG namespace), else 415. A WebP preview of at most 512×512 is made when the image can be decoded.`,
+        consumes: IMAGE_TYPES,
+        body: UploadBody,
+        response: { 201: File },
+      },
+    },
+    async (request, reply) => {
+      const file = await uploadFile(request.tenantDb, request.server.storage, request.server, {
+        contentType: request.headers['content-type'],
+        body: request.body,
+      });
+      return reply.code(201).header('Location', `/v0/files/${file.fileId}`).send(file);
+    },
+  );
+
+  api.get(
+    '/v0/files/:file_id',
+    {
+      schema: {
+        tags,
+        summary: 'Get a file',
+        description: 'Its metadata and fresh signed download links, valid for 1 hour.',
+        params: FileParams,
+        response: { 200: File },
+      },
+    },
+    (request) => getFile(request.tenantDb, request.server, request.params.file_id),
+  );
+}

@@ -10,11 +10,12 @@ import {
 } from '../../http/schemas.ts';
 
 /** Links a page shows must not run script: http(s), mailto and tel URLs, paths and fragments only. */
-export const SafeUrl = Type.String({
+export const SAFE_URL = {
   maxLength: 2048,
   pattern: '^(|https?://[^\\s]+|mailto:[^\\s]+|tel:[^\\s]+|/[^\\s]*|#[^\\s]*)$',
   description: 'Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment',
-});
+};
+export const SafeUrl = Type.String(SAFE_URL);
 const ShortId = Type.String({
   pattern: '^[A-Za-z0-9_-]{1,64}$',
   description: '1-64 letters, digits, _ or -',

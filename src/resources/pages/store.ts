@@ -33,8 +33,8 @@ const COLUMNS = [
   'pages.deleted_at',
 ] as const;
 
-// Audiences arrive with their own table; until a page can have one, every page has none.
-const audiencesCount = sql<number>`0`;
+/** The page's audiences that are not archived. */
+const audiencesCount = sql<number>`(SELECT count(*) FROM audiences a WHERE a.page_id = pages.id AND a.archived_at IS NULL)`;
 
 /** Search and lists count exactly up to here; page search answers null beyond. */
 export const SEARCH_COUNT_CAP = 10_000;

@@ -1,0 +1,189 @@
+import { paginate } from '../../http/pagination.ts';
+import { EmptyBody } from '../../http/schemas.ts';
+import type { Api } from '../../http/types.ts';
+import {
+  Audience,
+  AudienceCreate,
+  AudienceList,
+  AudienceListQuery,
+  AudienceParams,
+  AudienceUpdate,
+  AudienceVersionList,
+  PageAudienceParams,
+} from './schema.ts';
+import {
+  archiveAudience,
+  cancelLatest,
+  createAudience,
+  getAudience,
+  listAudienceVersions,
+  listPageAudiences,
+  publishLatest,
+  queueNewVersion,
+  updateAudienceFields,
+} from './service.ts';
+
+const tags = ['Audiences'];
+const ONE = '/v0/pages/:page_id/audiences/:audience_id';
+
+export async function audienceRoutes(api: Api): Promise<void> {
+  api.post(
+    '/v0/pages/:page_id/audiences',
+    {
+      schema: {
+        tags,
+        summary: 'Create an audience',
+        description:
+          'Makes version 0 (the page unpersonalized, published at once) and version 1, queued for generation. The page must be neither archived nor deleted (409); personId must be a person of your tenant (400).',
+        params: PageAudienceParams,
+        body: AudienceCreate,
+        response: { 201: Audience },
+      },
+    },
+    async (request, reply) => {
+      const audience = await createAudience(request.tenantDb, request.params.page_id, request.body);
+      return reply
+        .code(201)
+        .header('Location', `/v0/pages/${audience.pageId}/audiences/${audience.audienceId}`)
+        .send(audience);
+    },
+  );
+
+  api.get(
+    '/v0/pages/:page_id/audiences',
+    {
+      schema: {
+        tags,
+        summary: "List a page's audiences",
+        description: 'Newest first, archived audiences included.',
+        params: PageAudienceParams,
+        querystring: AudienceListQuery,
+        response: { 200: AudienceList },
+      },
+    },
+    (request) => {
+      const pageId = request.params.page_id;
+      return paginate(request, { pageId }, (page) => listPageAudiences(request.tenantDb, pageId, page));
+    },
+  );
+
+  api.get(
+    ONE,
+    { schema: { tags, summary: 'Get an audience', params: AudienceParams, response: { 200: Audience } } },
+    (request) => getAudience(request.tenantDb, request.params.page_id, request.params.audience_id),
+  );
+
+  api.patch(
+    ONE,
+    {
+      schema: {
+        tags,
+        summary: 'Update an audience',
+        description:
+          'Names, overrides, context and autoPublish; no new version is made. Omitted fields stay, null clears. Archived: 409.',
+        params: AudienceParams,
+        body: AudienceUpdate,
+        response: { 200: Audience },
+      },
+    },
+    (request) =>
+      updateAudienceFields(
+        request.tenantDb,
+        request.params.page_id,
+        request.params.audience_id,
+        request.body,
+      ),
+  );
+
+  api.delete(
+    ONE,
+    {
+      schema: {
+        tags,
+        summary: 'Archive an audience',
+        description:
+          'Status archived; archivedAt set on the audience and its latest and published versions; unfinished generation is cancelled. Archiving again returns it unchanged.',
+        params: AudienceParams,
+        response: { 200: Audience },
+      },
+    },
+    (request) => archiveAudience(request.tenantDb, request.params.page_id, request.params.audience_id),
+  );
+
+  api.post(
+    `${ONE}/versions`,
+    {
+      schema: {
+        tags,
+        summary: 'Queue a new version',
+        description:
+          'Generates a new version from the audience as it is now; older unfinished versions are cancelled. Answers the audience, whose latestVersion is the new one. Archived: 409.',
+        params: AudienceParams,
+        body: EmptyBody,
+        response: { 201: Audience },
+      },
+    },
+    async (request, reply) => {
+      const audience = await queueNewVersion(
+        request.tenantDb,
+        request.params.page_id,
+        request.params.audience_id,
+      );
+      return reply
+        .code(201)
+        .header('Location', `/v0/pages/${audience.pageId}/audiences/${audience.audienceId}/versions`)
+        .send(audience);
+    },
+  );
+
+  api.get(
+    `${ONE}/versions`,
+    {
+      schema: {
+        tags,
+        summary: "List an audience's versions",
+        description: 'Newest first, with their state and generated content.',
+        params: AudienceParams,
+        querystring: AudienceListQuery,
+        response: { 200: AudienceVersionList },
+      },
+    },
+    (request) => {
+      const { page_id: pageId, audience_id: audienceId } = request.params;
+      return paginate(request, { audienceId }, (page) =>
+        listAudienceVersions(request.tenantDb, pageId, audienceId, page),
+      );
+    },
+  );
+
+  const actions = [
+    [
+      'publish',
+      'Publish the latest version',
+      'The latest version must be a draft (409 otherwise); already published: unchanged.',
+      publishLatest,
+    ],
+    [
+      'cancel',
+      'Cancel the latest version',
+      'While it is queued, processing or pending; already cancelled: unchanged; otherwise 409.',
+      cancelLatest,
+    ],
+  ] as const;
+  for (const [action, summary, description, run] of actions) {
+    api.post(
+      `${ONE}/${action}`,
+      {
+        schema: {
+          tags,
+          summary,
+          description,
+          params: AudienceParams,
+          body: EmptyBody,
+          response: { 200: Audience },
+        },
+      },
+      (request) => run(request.tenantDb, request.params.page_id, request.params.audience_id),
+    );
+  }
+}

@@ -1,0 +1,128 @@
+import { type Static, Type } from 'typebox';
+import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { PageMetadata, PageMetadataOverride, SAFE_URL } from '../pages/schema.ts';
+
+const STATES = ['archived', 'cancelled', 'draft', 'pending', 'processing', 'published', 'queued'] as const;
+
+const versionFields = {
+  versionId: Type.String(),
+  versionNumber: Type.Number({ description: '0 is the baseline: the page unpersonalized' }),
+  audienceId: Type.String(),
+  isNewPageAgent: Type.Boolean(),
+  supplementaryContext: Type.String({
+    description: "The audience's supplementary context when the version was queued",
+  }),
+  queueDurationMs: Type.Number({ description: 'Processing start minus queuedAt; 0 until processing starts' }),
+  createdAt: Timestamp,
+  becameDraftAt: Type.Optional(Timestamp),
+  queuedAt: Type.Optional(Timestamp),
+  publishedAt: Type.Optional(Timestamp),
+  cancelledAt: Type.Optional(Timestamp),
+  obsoleteAt: Type.Optional(Timestamp),
+  archivedAt: Type.Optional(Timestamp),
+};
+
+export const AudienceVersion = Type.Object(versionFields);
+export type AudienceVersion = Static<typeof AudienceVersion>;
+
+export const VersionContent = Type.Object({
+  headline: Type.String(),
+  subheadline: Type.String(),
+  sections: Type.Array(Type.Object({ heading: Type.String(), body: Type.String() })),
+  actions: Type.Array(
+    Type.Object({
+      actionId: Type.String(),
+      buttonTitle: Type.String(),
+      purpose: Type.String(),
+      url: Type.String(),
+    }),
+  ),
+  metadata: PageMetadata,
+});
+export type VersionContent = Static<typeof VersionContent>;
+
+export const AudienceVersionWithContent = Type.Object({
+  ...versionFields,
+  state: Type.Enum(['queued', 'processing', 'pending', 'draft', 'published', 'cancelled']),
+  content: Nullable(VersionContent, {
+    description: 'The generated content; null until the version is generated',
+  }),
+});
+export type AudienceVersionWithContent = Static<typeof AudienceVersionWithContent>;
+
+export const Audience = Type.Object({
+  audienceId: Type.String(),
+  pageId: Type.String(),
+  status: Type.Enum(STATES, { description: "The latest version's state, or archived" }),
+  computedName: Type.String({
+    description:
+      'The person\'s name, plus " at " and the account\'s name or domain when known; else "Audience N"',
+  }),
+  customName: Nullable(Type.String()),
+  effectiveName: Type.String({ description: 'customName when set, else computedName' }),
+  isNewPageAgent: Type.Boolean(),
+  personId: Nullable(Type.String()),
+  personRouteKey: Nullable(Type.String({ description: "The person's slug" })),
+  actionFormIdOverride: Nullable(Type.String()),
+  actionFormInstructionsOverride: Nullable(Type.String()),
+  actionUrlOverride: Nullable(Type.String()),
+  supplementaryContext: Nullable(Type.String()),
+  latestVersion: AudienceVersion,
+  publishedVersion: AudienceVersion,
+  effectiveMetadata: Type.Optional(PageMetadata),
+  metadataOverride: Type.Optional(PageMetadata),
+  createdAt: Timestamp,
+  archivedAt: Nullable(Timestamp),
+});
+export type Audience = Static<typeof Audience>;
+
+const editable = {
+  customName: Nullable(Type.String({ minLength: 1, maxLength: 255 })),
+  supplementaryContext: Nullable(Type.String({ maxLength: 65536 })),
+  isNewPageAgent: Type.Boolean(),
+  actionFormIdOverride: Nullable(Type.String({ minLength: 1, maxLength: 255 })),
+  actionFormInstructionsOverride: Nullable(Type.String({ maxLength: 4096 })),
+  actionUrlOverride: Nullable(Type.String({ ...SAFE_URL, minLength: 1 })),
+  metadataOverride: Nullable(PageMetadataOverride),
+};
+
+export const AudienceCreate = Type.Object(
+  {
+    customName: Type.Optional(editable.customName),
+    personId: Type.Optional(
+      Nullable(Type.String({ description: 'A person of your tenant (400 otherwise)' })),
+    ),
+    supplementaryContext: Type.Optional(editable.supplementaryContext),
+    isNewPageAgent: Type.Optional(Type.Boolean({ default: false })),
+    actionFormIdOverride: Type.Optional(editable.actionFormIdOverride),
+    actionFormInstructionsOverride: Type.Optional(editable.actionFormInstructionsOverride),
+    actionUrlOverride: Type.Optional(editable.actionUrlOverride),
+    metadataOverride: Type.Optional(editable.metadataOverride),
+    autoPublish: Type.Optional(
+      Type.Boolean({ default: false, description: 'Publish each generated version as soon as it is ready' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AudienceCreate = Static<typeof AudienceCreate>;
+
+export const AudienceUpdate = Type.Object(
+  {
+    customName: Type.Optional(editable.customName),
+    supplementaryContext: Type.Optional(editable.supplementaryContext),
+    isNewPageAgent: Type.Optional(editable.isNewPageAgent),
+    actionFormIdOverride: Type.Optional(editable.actionFormIdOverride),
+    actionFormInstructionsOverride: Type.Optional(editable.actionFormInstructionsOverride),
+    actionUrlOverride: Type.Optional(editable.actionUrlOverride),
+    metadataOverride: Type.Optional(editable.metadataOverride),
+    autoPublish: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type AudienceUpdate = Static<typeof AudienceUpdate>;
+
+export const AudienceList = PagedList(Audience);
+export const AudienceVersionList = PagedList(AudienceVersionWithContent);
+export const AudienceListQuery = Type.Object({ ...PageQuery });
+export const PageAudienceParams = IdParams('page_id');
+export const AudienceParams = IdParams('page_id', 'audience_id');

@@ -1,0 +1,190 @@
+import type { Selectable, Updateable } from 'kysely';
+import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import type { AudiencesTable, AudienceVersionsTable } from './tables.ts';
+
+export type AudienceRow = Omit<Selectable<AudiencesTable>, 'tenant_id'>;
+export type VersionRow = Omit<Selectable<AudienceVersionsTable>, 'tenant_id'>;
+export type AudienceChanges = Omit<Updateable<AudiencesTable>, 'tenant_id' | 'id' | 'page_id' | 'created_at'>;
+export type VersionChanges = Omit<Updateable<AudienceVersionsTable>, 'tenant_id' | 'id' | 'audience_id'>;
+
+/** An audience with what its names are made of. */
+export type AudienceWithPerson = AudienceRow & {
+  person_name: string | null;
+  person_slug: string | null;
+  account_name: string | null;
+  account_domain: string | null;
+};
+
+const AUDIENCE_COLUMNS = [
+  'audiences.id',
+  'audiences.page_id',
+  'audiences.number',
+  'audiences.custom_name',
+  'audiences.person_id',
+  'audiences.is_new_page_agent',
+  'audiences.action_form_id_override',
+  'audiences.action_form_instructions_override',
+  'audiences.action_url_override',
+  'audiences.supplementary_context',
+  'audiences.metadata_override',
+  'audiences.auto_publish',
+  'audiences.latest_version_id',
+  'audiences.published_version_id',
+  'audiences.created_at',
+  'audiences.updated_at',
+  'audiences.archived_at',
+] as const;
+
+const VERSION_COLUMNS = [
+  'id',
+  'audience_id',
+  'version_number',
+  'state',
+  'is_new_page_agent',
+  'supplementary_context',
+  'content',
+  'failure',
+  'created_at',
+  'queued_at',
+  'processing_started_at',
+  'became_draft_at',
+  'published_at',
+  'cancelled_at',
+  'obsolete_at',
+  'archived_at',
+] as const;
+
+function withPerson(db: TenantDb) {
+  return db
+    .selectFrom('audiences')
+    .leftJoin('persons', 'persons.id', 'audiences.person_id')
+    .leftJoin('accounts', 'accounts.id', 'persons.account_id')
+    .select([
+      ...AUDIENCE_COLUMNS,
+      'persons.name as person_name',
+      'persons.slug as person_slug',
+      'accounts.name as account_name',
+      'accounts.domain as account_domain',
+    ]);
+}
+
+export async function insertAudience(db: TenantDb, row: AudienceRow): Promise<void> {
+  await db.insertInto('audiences', row).execute();
+}
+
+export async function insertVersion(db: TenantDb, row: VersionRow): Promise<void> {
+  await db.insertInto('audience_versions', row).execute();
+}
+
+export async function nextAudienceNumber(db: TenantDb, pageId: string): Promise<number> {
+  const result = await db
+    .selectFrom('audiences')
+    .select((eb) => eb.fn.max('number').as('highest'))
+    .where('page_id', '=', pageId)
+    .executeTakeFirst();
+  return Number(result?.highest ?? 0) + 1;
+}
+
+export function findAudience(
+  db: TenantDb,
+  pageId: string,
+  id: string,
+): Promise<AudienceWithPerson | undefined> {
+  return withPerson(db)
+    .where('audiences.id', '=', id)
+    .where('audiences.page_id', '=', pageId)
+    .executeTakeFirst();
+}
+
+export function findAudienceById(db: TenantDb, id: string): Promise<AudienceWithPerson | undefined> {
+  return withPerson(db).where('audiences.id', '=', id).executeTakeFirst();
+}
+
+export async function listAudiences(
+  db: TenantDb,
+  pageId: string,
+  page: PageRequest,
+): Promise<Page<AudienceWithPerson>> {
+  const after = page.after?.[0];
+  const [rows, total] = await Promise.all([
+    withPerson(db)
+      .where('audiences.page_id', '=', pageId)
+      .$if(after !== undefined, (q) => q.where('audiences.id', '<', String(after)))
+      .orderBy('audiences.id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    db.countRows(db.selectFrom('audiences').where('page_id', '=', pageId)),
+  ]);
+  return pageOf(rows, page, (row) => [row.id], total);
+}
+
+export async function updateAudience(db: TenantDb, id: string, changes: AudienceChanges): Promise<void> {
+  await db.updateTable('audiences').set(changes).where('id', '=', id).execute();
+}
+
+export function findVersion(db: TenantDb, id: string): Promise<VersionRow | undefined> {
+  return db.selectFrom('audience_versions').select(VERSION_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export function findVersions(db: TenantDb, ids: string[]): Promise<VersionRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('audience_versions').select(VERSION_COLUMNS).where('id', 'in', ids).execute();
+}
+
+export async function updateVersion(db: TenantDb, id: string, changes: VersionChanges): Promise<void> {
+  await db.updateTable('audience_versions').set(changes).where('id', '=', id).execute();
+}
+
+/** Moves a version from one of `from` to new values; false when it was in another state. */
+export async function moveVersion(
+  db: TenantDb,
+  id: string,
+  from: VersionRow['state'][],
+  changes: VersionChanges,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('audience_versions')
+    .set(changes)
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export function unfinishedVersions(db: TenantDb, audienceId: string): Promise<VersionRow[]> {
+  return db
+    .selectFrom('audience_versions')
+    .select(VERSION_COLUMNS)
+    .where('audience_id', '=', audienceId)
+    .where('state', 'in', ['queued', 'processing', 'pending'])
+    .execute();
+}
+
+export async function highestVersionNumber(db: TenantDb, audienceId: string): Promise<number> {
+  const result = await db
+    .selectFrom('audience_versions')
+    .select((eb) => eb.fn.max('version_number').as('highest'))
+    .where('audience_id', '=', audienceId)
+    .executeTakeFirst();
+  return Number(result?.highest ?? 0);
+}
+
+export async function listVersions(
+  db: TenantDb,
+  audienceId: string,
+  page: PageRequest,
+): Promise<Page<VersionRow>> {
+  const matching = db.selectFrom('audience_versions').where('audience_id', '=', audienceId);
+  const after = page.after?.[0];
+  const [rows, total] = await Promise.all([
+    matching
+      .select(VERSION_COLUMNS)
+      .$if(after !== undefined, (q) => q.where('version_number', '<', Number(after)))
+      .orderBy('version_number', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    db.countRows(matching),
+  ]);
+  return pageOf(rows, page, (row) => [row.version_number], total);
+}

@@ -1,0 +1,53 @@
+/** Row types of the audience tables (see src/db/schema.ts). */
+
+/** A version's life; an audience shows its latest version's state, or `archived`. */
+export type VersionState = 'queued' | 'processing' | 'pending' | 'draft' | 'published' | 'cancelled';
+
+export interface AudiencesTable {
+  id: string;
+  tenant_id: string;
+  page_id: string;
+  /** Its number within the page, from 1: "Audience N". */
+  number: number;
+  custom_name: string | null;
+  person_id: string | null;
+  is_new_page_agent: number;
+  action_form_id_override: string | null;
+  action_form_instructions_override: string | null;
+  action_url_override: string | null;
+  supplementary_context: string | null;
+  /** JSON PageMetadata. */
+  metadata_override: string | null;
+  auto_publish: number;
+  latest_version_id: string;
+  published_version_id: string;
+  created_at: number;
+  updated_at: number;
+  archived_at: number | null;
+}
+
+export interface AudienceVersionsTable {
+  id: string;
+  tenant_id: string;
+  audience_id: string;
+  version_number: number;
+  state: VersionState;
+  is_new_page_agent: number;
+  supplementary_context: string;
+  /** JSON VersionContent, once generated. */
+  content: string | null;
+  failure: string | null;
+  created_at: number;
+  queued_at: number | null;
+  processing_started_at: number | null;
+  became_draft_at: number | null;
+  published_at: number | null;
+  cancelled_at: number | null;
+  obsolete_at: number | null;
+  archived_at: number | null;
+}
+
+export type AudiencesTables = {
+  audiences: AudiencesTable;
+  audience_versions: AudienceVersionsTable;
+};

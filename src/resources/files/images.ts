@@ -1,0 +1,137 @@
+import sharp from 'sharp';
+
+/** The media types a file may have, and the format name sharp reports for each. */
+export const IMAGE_FORMATS = {
+  'image/png': 'png',
+  'image/jpeg': 'jpeg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/svg+xml': 'svg',
+} as const;
+
+export type ImageType = keyof typeof IMAGE_FORMATS;
+export type ImageFormat = (typeof IMAGE_FORMATS)[ImageType];
+
+export const IMAGE_TYPES = Object.keys(IMAGE_FORMATS) as ImageType[];
+export const IMAGE_FORMAT_NAMES = Object.values(IMAGE_FORMATS);
+/** The media type of each format name. */
+export const CONTENT_TYPES = Object.fromEntries(
+  Object.entries(IMAGE_FORMATS).map(([type, format]) => [format, type]),
+) as Record<ImageFormat, ImageType>;
+export const PREVIEW_TYPE = 'image/webp';
+
+const PREVIEW_EDGE = 512;
+/** Previews of larger images are not attempted: decoding them could take gigabytes. */
+const PREVIEW_MAX_PIXELS = 40_000_000;
+const PREVIEW_TIMEOUT_SECONDS = 10;
+
+// Every upload is different, so libvips' operation cache would only hold memory.
+sharp.cache(false);
+
+export function isImageType(value: string): value is ImageType {
+  return Object.hasOwn(IMAGE_FORMATS, value);
+}
+
+function startsWith(bytes: Buffer, signature: string, offset = 0): boolean {
+  return bytes.subarray(offset, offset + signature.length).toString('latin1') === signature;
+}
+
+const MAGIC: Record<Exclude<ImageFormat, 'svg'>, (bytes: Buffer) => boolean> = {
+  png: (bytes) => startsWith(bytes, '\x89PNG\r\n\x1a\n'),
+  jpeg: (bytes) => startsWith(bytes, '\xff\xd8\xff'),
+  gif: (bytes) => startsWith(bytes, 'GIF87a') || startsWith(bytes, 'GIF89a'),
+  webp: (bytes) => startsWith(bytes, 'RIFF') && startsWith(bytes, 'WEBP', 8),
+};
+
+const SVG_NAMESPACE = 'http://www.w3.org/2000/svg';
+const SPACE = /\s*/y;
+const ATTRIBUTE = /\s+([^\s=/>]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/y;
+const TAG_END = /\s*\/?>/y;
+
+/** Where `pattern` (sticky) matches at `from`, the match; else null. */
+function matchAt(pattern: RegExp, text: string, from: number): RegExpExecArray | null {
+  pattern.lastIndex = from;
+  return pattern.exec(text);
+}
+
+/** Index after the prolog item (declaration, processing instruction, comment, doctype) at `i`, or -1. */
+function skipPrologItem(text: string, i: number): number {
+  const closing = (marker: string, from: number) => {
+    const at = text.indexOf(marker, from);
+    return at < 0 ? -1 : at + marker.length;
+  };
+  if (text.startsWith('<?', i)) return closing('?>', i + 2);
+  if (text.startsWith('<!--', i)) return closing('-->', i + 4);
+  if (!text.startsWith('<!DOCTYPE', i)) return -1;
+  const bracket = text.indexOf('[', i);
+  const end = text.indexOf('>', i);
+  if (bracket < 0 || (end >= 0 && end < bracket)) return end < 0 ? -1 : end + 1;
+  const subsetEnd = text.indexOf(']', bracket);
+  return subsetEnd < 0 ? -1 : closing('>', subsetEnd);
+}
+
+/**
+ * Whether the text is an XML document whose root is an `<svg>` element with well-formed attributes
+ * in the SVG namespace: what a browser needs to treat it as SVG. A linear scan, not a regular
+ * expression over the whole document, so that no upload can make it backtrack.
+ */
+function hasSvgRoot(text: string): boolean {
+  let i = 0;
+  for (;;) {
+    i += matchAt(SPACE, text, i)?.[0].length ?? 0;
+    if (!text.startsWith('<?', i) && !text.startsWith('<!', i)) break;
+    i = skipPrologItem(text, i);
+    if (i < 0) return false;
+  }
+  if (!text.startsWith('<svg', i)) return false;
+  i += '<svg'.length;
+  const attributes = new Map<string, string>();
+  for (let attribute = matchAt(ATTRIBUTE, text, i); attribute; attribute = matchAt(ATTRIBUTE, text, i)) {
+    attributes.set(attribute[1] ?? '', attribute[2] ?? attribute[3] ?? '');
+    i += attribute[0].length;
+  }
+  return matchAt(TAG_END, text, i) !== null && attributes.get('xmlns') === SVG_NAMESPACE;
+}
+
+function looksLikeSvg(bytes: Buffer): boolean {
+  try {
+    return hasSvgRoot(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * True when the bytes are an image of the declared type: the format's magic bytes (for SVG, an
+ * XML document with an `<svg>` root in the SVG namespace), and a header that the decoder reads as
+ * that format (for SVG, a full XML parse).
+ */
+export async function isImageOf(type: ImageType, bytes: Buffer): Promise<boolean> {
+  const format = IMAGE_FORMATS[type];
+  if (!(format === 'svg' ? looksLikeSvg(bytes) : MAGIC[format](bytes))) return false;
+  try {
+    // Only the header is read here, so the pixel limit that guards decoding is not needed.
+    const metadata = await sharp(bytes, { limitInputPixels: false }).metadata();
+    return metadata.format === format;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A WebP of at most 512×512 (never enlarged, EXIF orientation applied, first frame of an
+ * animation, SVG rasterized, so no script survives), or undefined when the image cannot be
+ * decoded within the limits.
+ */
+export async function makePreview(bytes: Buffer): Promise<Buffer | undefined> {
+  try {
+    return await sharp(bytes, { limitInputPixels: PREVIEW_MAX_PIXELS })
+      .rotate()
+      .resize(PREVIEW_EDGE, PREVIEW_EDGE, { fit: 'inside', withoutEnlargement: true })
+      .webp({ quality: 80 })
+      .timeout({ seconds: PREVIEW_TIMEOUT_SECONDS })
+      .toBuffer();
+  } catch {
+    return undefined;
+  }
+}

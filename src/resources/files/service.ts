@@ -1,0 +1,198 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/schema.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { AppError, invalidField, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import type { JobContext } from '../../jobs/types.ts';
+import { toNullableTimestamp, toTimestamp } from '../../time.ts';
+import { downloadUrl, type LinkSigner, PREVIEW_FORMAT, storageKey } from './download-links.ts';
+import { IMAGE_FORMATS, IMAGE_TYPES, type ImageType, isImageOf, isImageType, makePreview } from './images.ts';
+import type { File } from './schema.ts';
+import type { FileStorage } from './storage.ts';
+import {
+  type FileRow,
+  filesAwaitingRemoval,
+  findFile,
+  findFiles,
+  giveUpFile,
+  insertFile,
+  lockLiveFile,
+  markBytesRemoved,
+  reviveFile,
+} from './store.ts';
+
+export type { LinkSigner } from './download-links.ts';
+
+export interface FileLinks {
+  downloadUrl: string | null;
+  previewDownloadUrl: string | null;
+}
+
+export interface Upload {
+  /** The request's Content-Type header, parameters and all. */
+  contentType: string | undefined;
+  /** The parsed body: the bytes when the Content-Type is an image type. */
+  body: unknown;
+}
+
+const REMOVAL_BATCH = 100;
+const NO_LINKS: FileLinks = { downloadUrl: null, previewDownloadUrl: null };
+
+function linksOf(tenantId: string, links: LinkSigner, row: FileRow, now: number): FileLinks {
+  if (row.deleted_at !== null) return NO_LINKS;
+  const format = IMAGE_FORMATS[row.content_type as ImageType];
+  const target = { tenantId, fileId: row.id };
+  return {
+    downloadUrl: downloadUrl(links, { ...target, variant: 'original', format }, now),
+    previewDownloadUrl:
+      row.has_preview === 1
+        ? downloadUrl(links, { ...target, variant: 'preview', format: PREVIEW_FORMAT }, now)
+        : null,
+  };
+}
+
+function present(db: TenantDb, links: LinkSigner, row: FileRow): File {
+  return {
+    fileId: row.id,
+    contentType: row.content_type as ImageType,
+    size: row.size,
+    sha256: row.sha256,
+    createdAt: toTimestamp(row.created_at),
+    deletedAt: toNullableTimestamp(row.deleted_at),
+    ...linksOf(db.tenantId, links, row, Date.now()),
+  };
+}
+
+function mediaType(header: string | undefined): string {
+  return (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}
+
+async function checkedBytes(upload: Upload): Promise<{ type: ImageType; bytes: Buffer }> {
+  const type = mediaType(upload.contentType);
+  if (!isImageType(type) || !Buffer.isBuffer(upload.body)) {
+    throw new AppError(
+      'unsupported_media_type',
+      `Send the file's bytes as the body with Content-Type ${IMAGE_TYPES.join(', ')}`,
+    );
+  }
+  const bytes = upload.body;
+  if (bytes.length === 0) throw invalidField('/body', 'must not be empty');
+  if (!(await isImageOf(type, bytes))) {
+    throw new AppError(
+      'unsupported_media_type',
+      `The bytes are not a valid ${type} file, though the Content-Type says they are`,
+    );
+  }
+  return { type, bytes };
+}
+
+/**
+ * Stores an uploaded image: checks that its bytes are what its Content-Type says, keeps them and
+ * a preview, then records the file. The bytes are stored first, so a recorded file always has
+ * them; bytes left by a crash before the record are never referenced.
+ */
+export async function uploadFile(
+  db: TenantDb,
+  storage: FileStorage,
+  links: LinkSigner,
+  upload: Upload,
+): Promise<File> {
+  const { type, bytes } = await checkedBytes(upload);
+  const preview = await makePreview(bytes);
+  const row: FileRow = {
+    id: newId('file'),
+    content_type: type,
+    size: bytes.length,
+    sha256: createHash('sha256').update(bytes).digest('hex'),
+    has_preview: preview ? 1 : 0,
+    created_at: Date.now(),
+    deleted_at: null,
+    bytes_removed_at: null,
+  };
+  const keys = [storageKey(db.tenantId, row.id, 'original'), storageKey(db.tenantId, row.id, 'preview')];
+  await storage.put(keys[0] as string, bytes);
+  if (preview) await storage.put(keys[1] as string, preview);
+  try {
+    await insertFile(db, row);
+  } catch (error) {
+    await Promise.allSettled(keys.map((key) => storage.remove(key)));
+    throw error;
+  }
+  return present(db, links, row);
+}
+
+export async function getFile(db: TenantDb, links: LinkSigner, id: string): Promise<File> {
+  const row = await findFile(db, id);
+  if (!row) throw notFound(`File ${id}`);
+  return present(db, links, row);
+}
+
+/**
+ * Fails with validation_failed at `path` unless `fileId` is an image file of the tenant that is
+ * not deleted (every file is an image: only image types are accepted). Call it in the transaction
+ * that stores the reference: it holds the file's row until then, so that the purge cannot give
+ * the file up under a reference being made.
+ */
+export async function assertImageFile(db: TenantDb, fileId: string, path: string): Promise<void> {
+  if (await lockLiveFile(db, fileId)) return;
+  const row = await findFile(db, fileId);
+  throw invalidField(
+    path,
+    row ? `file ${fileId} is deleted` : `must be the id of an image file of this tenant`,
+  );
+}
+
+/** Signed links to the bytes and preview of each file, by file id; null links for a deleted file. */
+export async function fileLinks(
+  db: TenantDb,
+  links: LinkSigner,
+  fileIds: string[],
+): Promise<Map<string, FileLinks>> {
+  const rows = await findFiles(db, [...new Set(fileIds)]);
+  const now = Date.now();
+  return new Map(rows.map((row) => [row.id, linksOf(db.tenantId, links, row, now)]));
+}
+
+/** A signed download URL of the file's bytes, valid for 1 hour; null when the file is unknown or deleted. */
+export async function fileDownloadUrl(
+  db: TenantDb,
+  links: LinkSigner,
+  fileId: string,
+): Promise<string | null> {
+  return (await fileLinks(db, links, [fileId])).get(fileId)?.downloadUrl ?? null;
+}
+
+/*
+ * Giving files up, for the purge: across tenants on the raw database, every change scoped by the
+ * row's own tenant_id.
+ */
+
+/** Marks the file given up: its links stop and removeGivenUpBytes will remove its bytes. */
+export async function giveUp(db: Kysely<DB>, tenantId: string, fileId: string, at: number): Promise<void> {
+  await giveUpFile(db, tenantId, fileId, at);
+}
+
+/**
+ * Removes the bytes of every file given up. A file that `stillUsed` says is referenced again (a
+ * reference was stored while it was being given up) is taken back instead. Safe to repeat: a
+ * crash between giving a file up and removing its bytes is finished by the next run.
+ */
+export async function removeGivenUpBytes(
+  { database, storage, now }: Pick<JobContext, 'database' | 'storage' | 'now'>,
+  stillUsed: (tenantId: string, fileId: string) => Promise<boolean>,
+): Promise<void> {
+  for (;;) {
+    const batch = await filesAwaitingRemoval(database.db, REMOVAL_BATCH);
+    for (const file of batch) {
+      if (await stillUsed(file.tenant_id, file.id)) {
+        await reviveFile(database.db, file);
+        continue;
+      }
+      await storage.remove(storageKey(file.tenant_id, file.id, 'original'));
+      if (file.has_preview === 1) await storage.remove(storageKey(file.tenant_id, file.id, 'preview'));
+      await markBytesRemoved(database.db, file, now);
+    }
+    if (batch.length < REMOVAL_BATCH) return;
+  }
+}

@@ -1,0 +1,69 @@
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { newId } from '../../ids.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import { toTimestamp } from '../../time.ts';
+import {
+  activeSubscriptions,
+  type DeliveryRow,
+  insertDeliveries,
+  insertEvent,
+  type SubscriptionRow,
+} from './store.ts';
+
+export const EVENT_TYPES = [
+  'page.version.created',
+  'page.version.processed',
+  'page.version.published',
+  'form.submitted',
+  'form.enriched',
+  'form.enrichment_failed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const DELIVER_JOB = 'webhook.deliver';
+/**
+ * The delivery handler follows the configured retry schedule itself and ends the job when it is
+ * through; this only bounds retries of the job itself failing (a database outage, say).
+ */
+const DELIVERY_JOB_ATTEMPTS = 100;
+
+export function subscribedTo(subscription: Pick<SubscriptionRow, 'events'>, type: EventType): boolean {
+  if (subscription.events === null) return true;
+  return (JSON.parse(subscription.events) as string[]).includes(type);
+}
+
+/** The event as receivers get it. */
+export function eventBody(event: { id: string; type: string; created_at: number; data: string }): string {
+  return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"createdAt":"${toTimestamp(event.created_at)}","data":${event.data}}`;
+}
+
+/**
+ * Records an event in the caller's transaction, with one delivery (and its job) per active
+ * subscription that selects its kind: the transactional outbox. The event exists, and will be
+ * delivered, exactly when the change it reports was committed.
+ */
+export async function emitEvent(db: TenantDb, type: EventType, data: object): Promise<string> {
+  const now = Date.now();
+  const id = newId('evt');
+  await insertEvent(db, { id, type, data: JSON.stringify(data), created_at: now });
+  const deliveries: DeliveryRow[] = (await activeSubscriptions(db))
+    .filter((subscription) => subscribedTo(subscription, type))
+    .map((subscription) => ({
+      id: newId('delivery'),
+      event_id: id,
+      subscription_id: subscription.id,
+      state: 'pending',
+      attempts: 0,
+      last_status_code: null,
+      last_error: null,
+      next_attempt_at: now,
+      created_at: now,
+      updated_at: now,
+      delivered_at: null,
+    }));
+  await insertDeliveries(db, deliveries);
+  for (const delivery of deliveries) {
+    await enqueue(db, DELIVER_JOB, { deliveryId: delivery.id }, { maxAttempts: DELIVERY_JOB_ATTEMPTS });
+  }
+  return id;
+}

@@ -1,0 +1,141 @@
+import { paginate } from '../../http/pagination.ts';
+import { EmptyBody } from '../../http/schemas.ts';
+import type { Api } from '../../http/types.ts';
+import {
+  SubscriptionDeleted,
+  SubscriptionParams,
+  WebhookDeliveryList,
+  WebhookListQuery,
+  WebhookSubscription,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionList,
+  WebhookSubscriptionUpdate,
+  WebhookSubscriptionWithSecret,
+} from './schema.ts';
+import {
+  createSubscription,
+  getSubscription,
+  listAllSubscriptions,
+  listSubscriptionDeliveries,
+  removeSubscription,
+  rotateSecret,
+  updateSubscriptionFields,
+} from './service.ts';
+
+const tags = ['Webhooks'];
+const BASE = '/v0/webhook_subscriptions';
+
+export async function webhookRoutes(api: Api): Promise<void> {
+  const policy = { allowPrivate: api.allowPrivateWebhooks };
+
+  api.post(
+    BASE,
+    {
+      schema: {
+        tags,
+        summary: 'Create a webhook subscription',
+        description:
+          'Returns the signing secret (whsec_…) once. `events: null` (the default) selects every kind, `[]` none. The URL must be absolute http(s) without credentials and may not point at loopback, private, link-local or multicast addresses.',
+        body: WebhookSubscriptionCreate,
+        response: { 201: WebhookSubscriptionWithSecret },
+      },
+    },
+    async (request, reply) => {
+      const subscription = await createSubscription(request.tenantDb, request.body, policy);
+      return reply.code(201).header('Location', `${BASE}/${subscription.subscriptionId}`).send(subscription);
+    },
+  );
+
+  api.get(
+    BASE,
+    {
+      schema: {
+        tags,
+        summary: 'List webhook subscriptions',
+        querystring: WebhookListQuery,
+        response: { 200: WebhookSubscriptionList },
+      },
+    },
+    (request) => paginate(request, {}, (page) => listAllSubscriptions(request.tenantDb, page)),
+  );
+
+  api.get(
+    `${BASE}/:subscription_id`,
+    {
+      schema: {
+        tags,
+        summary: 'Get a webhook subscription',
+        params: SubscriptionParams,
+        response: { 200: WebhookSubscription },
+      },
+    },
+    (request) => getSubscription(request.tenantDb, request.params.subscription_id),
+  );
+
+  api.patch(
+    `${BASE}/:subscription_id`,
+    {
+      schema: {
+        tags,
+        summary: 'Update a webhook subscription',
+        description:
+          'Omitted fields stay. `events: null` selects every kind. Setting `active: true` again after a deactivation resumes deliveries of new events.',
+        params: SubscriptionParams,
+        body: WebhookSubscriptionUpdate,
+        response: { 200: WebhookSubscription },
+      },
+    },
+    (request) =>
+      updateSubscriptionFields(request.tenantDb, request.params.subscription_id, request.body, policy),
+  );
+
+  api.delete(
+    `${BASE}/:subscription_id`,
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook subscription',
+        description: 'Its pending deliveries are dropped.',
+        params: SubscriptionParams,
+        response: { 200: SubscriptionDeleted },
+      },
+    },
+    (request) => removeSubscription(request.tenantDb, request.params.subscription_id),
+  );
+
+  api.post(
+    `${BASE}/:subscription_id/rotate_secret`,
+    {
+      schema: {
+        tags,
+        summary: 'Rotate the signing secret',
+        description:
+          'Returns the new secret once. For 24 hours deliveries carry two signatures, one per secret.',
+        params: SubscriptionParams,
+        body: EmptyBody,
+        response: { 200: WebhookSubscriptionWithSecret },
+      },
+    },
+    (request) => rotateSecret(request.tenantDb, request.params.subscription_id),
+  );
+
+  api.get(
+    `${BASE}/:subscription_id/deliveries`,
+    {
+      schema: {
+        tags,
+        summary: 'List deliveries of a subscription',
+        description: 'Newest first: attempts, last status code or error, and when the next attempt is due.',
+        params: SubscriptionParams,
+        querystring: WebhookListQuery,
+        response: { 200: WebhookDeliveryList },
+      },
+    },
+    (request) => {
+      const subscriptionId = request.params.subscription_id;
+      return paginate(request, { subscriptionId }, (page) =>
+        listSubscriptionDeliveries(request.tenantDb, subscriptionId, page),
+      );
+    },
+  );
+}

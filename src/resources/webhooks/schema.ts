@@ -1,0 +1,77 @@
+import { type Static, Type } from 'typebox';
+import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { EVENT_TYPES } from './events.ts';
+
+export const EventKind = Type.Enum(EVENT_TYPES);
+
+const Url = Type.String({
+  format: 'uri',
+  maxLength: 2048,
+  description: 'Absolute http(s) URL without credentials, on a public address',
+});
+const Events = Nullable(Type.Array(EventKind, { uniqueItems: true }), {
+  description: 'The event kinds to receive; null means every kind, [] none',
+});
+
+export const WebhookSubscription = Type.Object({
+  subscriptionId: Type.String(),
+  url: Type.String({ format: 'uri' }),
+  events: Events,
+  active: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type WebhookSubscription = Static<typeof WebhookSubscription>;
+
+export const WebhookSubscriptionWithSecret = Type.Object({
+  ...WebhookSubscription.properties,
+  secret: Type.String({ description: 'whsec_…: shown only here; verify signatures with it' }),
+});
+export type WebhookSubscriptionWithSecret = Static<typeof WebhookSubscriptionWithSecret>;
+
+export const WebhookSubscriptionCreate = Type.Object(
+  {
+    url: Url,
+    events: Type.Optional(Events),
+    active: Type.Optional(Type.Boolean({ default: true })),
+  },
+  { additionalProperties: false },
+);
+export type WebhookSubscriptionCreate = Static<typeof WebhookSubscriptionCreate>;
+
+export const WebhookSubscriptionUpdate = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    active: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type WebhookSubscriptionUpdate = Static<typeof WebhookSubscriptionUpdate>;
+
+export const WebhookDelivery = Type.Object({
+  deliveryId: Type.String(),
+  subscriptionId: Type.String(),
+  eventId: Type.String({ description: 'Sent as webhook-id on every attempt' }),
+  eventType: EventKind,
+  state: Type.Enum(['pending', 'succeeded', 'failed']),
+  attempts: Type.Integer({ minimum: 0 }),
+  lastStatusCode: Nullable(Type.Integer(), {
+    description: "The receiver's last answer; null when none came",
+  }),
+  lastError: Nullable(Type.String()),
+  nextAttemptAt: Nullable(Timestamp, { description: 'When the next attempt is due; null once finished' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deliveredAt: Nullable(Timestamp),
+});
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
+
+export const WebhookSubscriptionList = PagedList(WebhookSubscription);
+export const WebhookDeliveryList = PagedList(WebhookDelivery);
+export const WebhookListQuery = Type.Object({ ...PageQuery });
+export const SubscriptionParams = IdParams('subscription_id');
+export const SubscriptionDeleted = Type.Object({
+  subscriptionId: Type.String(),
+  deleted: Type.Literal(true),
+});

@@ -1,0 +1,165 @@
+import { mapPage, type Page, type PageRequest } from '../../db/paging.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { invalidField, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../time.ts';
+import { assertPublicUrl } from './address-guard.ts';
+import type {
+  WebhookDelivery,
+  WebhookSubscription,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionUpdate,
+  WebhookSubscriptionWithSecret,
+} from './schema.ts';
+import { newSecret } from './signature.ts';
+import {
+  type DeliveryWithEvent,
+  deleteSubscription,
+  findSubscription,
+  insertSubscription,
+  listDeliveries,
+  listSubscriptions,
+  type SubscriptionChanges,
+  type SubscriptionRow,
+  updateSubscription,
+} from './store.ts';
+
+/** During a rotation the old secret keeps signing (next to the new one) for this long. */
+const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface UrlPolicy {
+  allowPrivate: boolean;
+}
+
+function present(row: SubscriptionRow): WebhookSubscription {
+  return {
+    subscriptionId: row.id,
+    url: row.url,
+    events: row.events === null ? null : (JSON.parse(row.events) as WebhookSubscription['events']),
+    active: row.active === 1,
+    createdAt: toTimestamp(row.created_at),
+    updatedAt: toTimestamp(row.updated_at),
+  };
+}
+
+function presentDelivery(row: DeliveryWithEvent): WebhookDelivery {
+  return {
+    deliveryId: row.id,
+    subscriptionId: row.subscription_id,
+    eventId: row.event_id,
+    eventType: row.event_type as WebhookDelivery['eventType'],
+    state: row.state,
+    attempts: row.attempts,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    nextAttemptAt: row.state === 'pending' ? toNullableTimestamp(row.next_attempt_at) : null,
+    createdAt: toTimestamp(row.created_at),
+    updatedAt: toTimestamp(row.updated_at),
+    deliveredAt: toNullableTimestamp(row.delivered_at),
+  };
+}
+
+/** Receivers are absolute http(s) URLs without credentials, on public addresses unless allowed. */
+async function checkUrl(value: string, policy: UrlPolicy): Promise<string> {
+  const url = new URL(value);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalidField('/body/url', 'must be an http or https URL');
+  if (url.username || url.password) throw invalidField('/body/url', 'must not carry credentials');
+  if (!policy.allowPrivate) {
+    await assertPublicUrl(url).catch((error: Error) => {
+      throw invalidField('/body/url', `must point at a public address: ${error.message}`);
+    });
+  }
+  return value;
+}
+
+async function requireSubscription(db: TenantDb, id: string): Promise<SubscriptionRow> {
+  const row = await findSubscription(db, id);
+  if (!row) throw notFound(`Webhook subscription ${id}`);
+  return row;
+}
+
+export async function createSubscription(
+  db: TenantDb,
+  input: WebhookSubscriptionCreate,
+  policy: UrlPolicy,
+): Promise<WebhookSubscriptionWithSecret> {
+  const now = Date.now();
+  const row: SubscriptionRow = {
+    id: newId('whsub'),
+    url: await checkUrl(input.url, policy),
+    events: input.events === undefined || input.events === null ? null : JSON.stringify(input.events),
+    active: input.active === false ? 0 : 1,
+    secret: newSecret(),
+    previous_secret: null,
+    previous_secret_until: null,
+    failing_since: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertSubscription(db, row);
+  return { ...present(row), secret: row.secret };
+}
+
+export async function getSubscription(db: TenantDb, id: string): Promise<WebhookSubscription> {
+  return present(await requireSubscription(db, id));
+}
+
+export async function listAllSubscriptions(
+  db: TenantDb,
+  page: PageRequest,
+): Promise<Page<WebhookSubscription>> {
+  return mapPage(await listSubscriptions(db, page), present);
+}
+
+/** Omitted fields stay; `events: null` selects every kind. Switching a subscription on clears its failure record. */
+export async function updateSubscriptionFields(
+  db: TenantDb,
+  id: string,
+  input: WebhookSubscriptionUpdate,
+  policy: UrlPolicy,
+): Promise<WebhookSubscription> {
+  await requireSubscription(db, id);
+  const changes: SubscriptionChanges = { updated_at: Date.now() };
+  if (input.url !== undefined) changes.url = await checkUrl(input.url, policy);
+  if (input.events !== undefined)
+    changes.events = input.events === null ? null : JSON.stringify(input.events);
+  if (input.active !== undefined) {
+    changes.active = input.active ? 1 : 0;
+    if (input.active) changes.failing_since = null;
+  }
+  await updateSubscription(db, id, changes);
+  return getSubscription(db, id);
+}
+
+export async function removeSubscription(
+  db: TenantDb,
+  id: string,
+): Promise<{ subscriptionId: string; deleted: true }> {
+  const deleted = await db.transaction((tx) => deleteSubscription(tx, id));
+  if (!deleted) throw notFound(`Webhook subscription ${id}`);
+  return { subscriptionId: id, deleted: true };
+}
+
+/** A new secret; the old one keeps signing beside it for 24 hours so receivers can switch over. */
+export async function rotateSecret(db: TenantDb, id: string): Promise<WebhookSubscriptionWithSecret> {
+  const current = await requireSubscription(db, id);
+  const now = Date.now();
+  const secret = newSecret();
+  await updateSubscription(db, id, {
+    secret,
+    previous_secret: current.secret,
+    previous_secret_until: now + ROTATION_OVERLAP_MS,
+    updated_at: now,
+  });
+  return { ...(await getSubscription(db, id)), secret };
+}
+
+export async function listSubscriptionDeliveries(
+  db: TenantDb,
+  id: string,
+  page: PageRequest,
+): Promise<Page<WebhookDelivery>> {
+  await requireSubscription(db, id);
+  return mapPage(await listDeliveries(db, id, page), presentDelivery);
+}

@@ -1,0 +1,134 @@
+import type { Selectable, Updateable } from 'kysely';
+import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import type { EventsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './tables.ts';
+
+export type SubscriptionRow = Omit<Selectable<WebhookSubscriptionsTable>, 'tenant_id'>;
+export type SubscriptionChanges = Omit<
+  Updateable<WebhookSubscriptionsTable>,
+  'tenant_id' | 'id' | 'created_at'
+>;
+export type EventRow = Omit<Selectable<EventsTable>, 'tenant_id'>;
+export type DeliveryRow = Omit<Selectable<WebhookDeliveriesTable>, 'tenant_id'>;
+export type DeliveryChanges = Omit<Updateable<WebhookDeliveriesTable>, 'tenant_id' | 'id' | 'created_at'>;
+export type DeliveryWithEvent = DeliveryRow & { event_type: string };
+
+const SUBSCRIPTION_COLUMNS = [
+  'id',
+  'url',
+  'events',
+  'active',
+  'secret',
+  'previous_secret',
+  'previous_secret_until',
+  'failing_since',
+  'created_at',
+  'updated_at',
+] as const;
+
+const DELIVERY_COLUMNS = [
+  'webhook_deliveries.id',
+  'webhook_deliveries.event_id',
+  'webhook_deliveries.subscription_id',
+  'webhook_deliveries.state',
+  'webhook_deliveries.attempts',
+  'webhook_deliveries.last_status_code',
+  'webhook_deliveries.last_error',
+  'webhook_deliveries.next_attempt_at',
+  'webhook_deliveries.created_at',
+  'webhook_deliveries.updated_at',
+  'webhook_deliveries.delivered_at',
+] as const;
+
+export async function insertSubscription(db: TenantDb, row: SubscriptionRow): Promise<void> {
+  await db.insertInto('webhook_subscriptions', row).execute();
+}
+
+export function findSubscription(db: TenantDb, id: string): Promise<SubscriptionRow | undefined> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(SUBSCRIPTION_COLUMNS)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function activeSubscriptions(db: TenantDb): Promise<SubscriptionRow[]> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(SUBSCRIPTION_COLUMNS)
+    .where('active', '=', 1)
+    .execute();
+}
+
+export async function updateSubscription(
+  db: TenantDb,
+  id: string,
+  changes: SubscriptionChanges,
+): Promise<void> {
+  await db.updateTable('webhook_subscriptions').set(changes).where('id', '=', id).execute();
+}
+
+export async function deleteSubscription(db: TenantDb, id: string): Promise<boolean> {
+  await db.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
+  const result = await db.deleteFrom('webhook_subscriptions').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function listSubscriptions(db: TenantDb, page: PageRequest): Promise<Page<SubscriptionRow>> {
+  const matching = db.selectFrom('webhook_subscriptions');
+  const after = page.after?.[0];
+  const [rows, total] = await Promise.all([
+    matching
+      .select(SUBSCRIPTION_COLUMNS)
+      .$if(after !== undefined, (q) => q.where('id', '<', String(after)))
+      .orderBy('id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    db.countRows(matching),
+  ]);
+  return pageOf(rows, page, (row) => [row.id], total);
+}
+
+export async function insertEvent(db: TenantDb, row: EventRow): Promise<void> {
+  await db.insertInto('events', row).execute();
+}
+
+export function findEvent(db: TenantDb, id: string): Promise<EventRow | undefined> {
+  return db
+    .selectFrom('events')
+    .select(['id', 'type', 'data', 'created_at'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function insertDeliveries(db: TenantDb, rows: DeliveryRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_deliveries', rows).execute();
+}
+
+export function findDelivery(db: TenantDb, id: string): Promise<DeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export async function updateDelivery(db: TenantDb, id: string, changes: DeliveryChanges): Promise<void> {
+  await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+}
+
+export async function listDeliveries(
+  db: TenantDb,
+  subscriptionId: string,
+  page: PageRequest,
+): Promise<Page<DeliveryWithEvent>> {
+  const matching = db.selectFrom('webhook_deliveries').where('subscription_id', '=', subscriptionId);
+  const after = page.after?.[0];
+  const [rows, total] = await Promise.all([
+    matching
+      .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+      .select([...DELIVERY_COLUMNS, 'events.type as event_type'])
+      .$if(after !== undefined, (q) => q.where('webhook_deliveries.id', '<', String(after)))
+      .orderBy('webhook_deliveries.id', 'desc')
+      .limit(page.limit + 1)
+      .execute(),
+    db.countRows(matching),
+  ]);
+  return pageOf(rows, page, (row) => [row.id], total);
+}
