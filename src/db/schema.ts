@@ -2,6 +2,7 @@ import type { JobsTables } from '../jobs/tables.ts';
 import type { AssetsTables } from '../resources/assets/tables.ts';
 import type { AudiencesTables } from '../resources/audiences/tables.ts';
 import type { FilesTables } from '../resources/files/tables.ts';
+import type { PageLinksTables } from '../resources/page-links/tables.ts';
 import type { PagesTables } from '../resources/pages/tables.ts';
 import type { TopicsTables } from '../resources/topics/tables.ts';
 import type { WebhooksTables } from '../resources/webhooks/tables.ts';
@@ -85,7 +86,8 @@ export interface DB
     AssetsTables,
     JobsTables,
     AudiencesTables,
-    WebhooksTables {
+    WebhooksTables,
+    PageLinksTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   accounts: AccountsTable;

@@ -1,10 +1,10 @@
-import zlib from 'node:zlib';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeTrashedAssets } from '../../src/resources/assets/purge.ts';
 import { Asset, AssetList, TrashList } from '../../src/resources/assets/schema.ts';
 import { storageKey } from '../../src/resources/files/download-links.ts';
 import { giveUp } from '../../src/resources/files/service.ts';
+import { png as redPng } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -23,29 +23,8 @@ function jobContext(now: number) {
   return { database: server.database, storage: server.storage, now };
 }
 
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
-
 /** A 1×1 PNG; `shade` makes each one's bytes different. */
-function png(shade = 0): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(1, 0);
-  header.writeUInt32BE(1, 4);
-  header[8] = 8;
-  header[9] = 2;
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', header),
-    pngChunk('IDAT', zlib.deflateSync(Buffer.from([0, shade & 255, 0, 0]))),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
+const png = (shade = 0) => redPng(shade, 0, 0);
 
 async function uploadFile(client = api, bytes = png()): Promise<string> {
   const response = await client.request('POST', '/v0/files', {

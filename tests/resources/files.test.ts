@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { S3Storage } from '../../src/resources/files/s3-storage.ts';
 import { File } from '../../src/resources/files/schema.ts';
 import { createTenant } from '../../src/resources/tenants/service.ts';
 import { Signer } from '../../src/signing.ts';
+import { png } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer, testDatabase } from '../helpers/server.ts';
 
@@ -27,30 +27,6 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 /* Tiny, valid images of each accepted type. */
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(zlib.crc32(body));
-  return Buffer.concat([length, body, crc]);
-}
-
-/** A 1×1 RGB PNG of the given colour. */
-function png(red = 255, green = 0, blue = 0): Buffer {
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(1, 0);
-  header.writeUInt32BE(1, 4);
-  header[8] = 8; // bit depth
-  header[9] = 2; // colour type RGB
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk('IHDR', header),
-    pngChunk('IDAT', zlib.deflateSync(Buffer.from([0, red, green, blue]))),
-    pngChunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 const JPEG = Buffer.from(
   '/9j/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAABAAEDASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAf/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFAEBAAAAAAAAAAAAAAAAAAAAAP/EABQRAQAAAAAAAAAAAAAAAAAAAAD/2gAMAwEAAhEDEQA/AKAAD//Z',

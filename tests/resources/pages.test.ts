@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { purgeDeletedPages } from '../../src/resources/pages/purge.ts';
 import { Page, PageList, PageSearchList } from '../../src/resources/pages/schema.ts';
+import { uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -421,5 +422,37 @@ describe('GET /v0/pages and /v0/pages/search', () => {
 
   it('shows nothing of another tenant', async () => {
     expect((await api.get('/v0/pages/search?query=gamma')).body.items).toEqual([]);
+  });
+});
+
+describe('image references in widgets', () => {
+  const widgetWith = (image: Record<string, string>) => ({
+    actionCardWidgets: [{ type: 'logos', logos: [{ image }] }],
+  });
+
+  it('accepts an image file and an asset of the tenant', async () => {
+    const fileId = await uploadImage(api);
+    const asset = await api.post('/v0/assets', { assetType: 'image', name: 'Logo', fileId });
+    const page = await createPage(widgetWith({ fileId, assetId: asset.body.assetId, altText: 'Logo' }));
+    expect(page.actionCardWidgets[0].logos[0].image).toEqual({
+      fileId,
+      assetId: asset.body.assetId,
+      altText: 'Logo',
+      url: '',
+    });
+  });
+
+  it('rejects a file or asset that is not the tenant’s with 400 at its path', async () => {
+    const other = await server.newTenant();
+    const foreignFile = await uploadImage(other);
+    for (const [image, field] of [
+      [{ fileId: 'file_00000000000000000000000000' }, 'fileId'],
+      [{ fileId: foreignFile }, 'fileId'],
+      [{ assetId: 'asset_00000000000000000000000000' }, 'assetId'],
+    ] as const) {
+      const response = await api.post('/v0/pages', pageBody(widgetWith(image)));
+      expect(response.status).toBe(400);
+      expect(response.body.errors[0].path).toBe(`/body/actionCardWidgets/0/logos/0/image/${field}`);
+    }
   });
 });

@@ -7,6 +7,7 @@ import * as filesAndAssets from './0004_files_and_assets.ts';
 import * as jobs from './0005_jobs.ts';
 import * as audiences from './0006_audiences.ts';
 import * as webhooks from './0007_webhooks.ts';
+import * as pageLinks from './0008_page_links.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -19,6 +20,7 @@ const steps: Record<string, Step> = {
   '0005_jobs': jobs,
   '0006_audiences': audiences,
   '0007_webhooks': webhooks,
+  '0008_page_links': pageLinks,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

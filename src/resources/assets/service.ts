@@ -58,11 +58,11 @@ async function requireAsset(db: TenantDb, id: string): Promise<AssetRow> {
   return row;
 }
 
-async function assertParent(db: TenantDb, parentId: string): Promise<void> {
-  const parent = await findAsset(db, parentId);
-  if (!parent) throw invalidField('/body/parentAssetId', 'must be the id of an asset of this tenant');
-  if (parent.lifecycle_state === 'deleted')
-    throw invalidField('/body/parentAssetId', `asset ${parentId} is deleted`);
+/** Fails with a 400 at `path` unless the asset is the tenant's and not deleted. */
+export async function assertLiveAsset(db: TenantDb, assetId: string, path: string): Promise<void> {
+  const asset = await findAsset(db, assetId);
+  if (!asset) throw invalidField(path, 'must be the id of an asset of this tenant');
+  if (asset.lifecycle_state === 'deleted') throw invalidField(path, `asset ${assetId} is deleted`);
 }
 
 /**
@@ -89,7 +89,8 @@ export async function createAsset(db: TenantDb, signer: LinkSigner, input: Asset
     deleted_at: null,
   };
   await db.transaction(async (tx) => {
-    if (input.parentAssetId !== undefined) await assertParent(tx, input.parentAssetId);
+    if (input.parentAssetId !== undefined)
+      await assertLiveAsset(tx, input.parentAssetId, '/body/parentAssetId');
     await assertImageFile(tx, input.fileId, '/body/fileId');
     await insertAsset(tx, row);
   });

@@ -21,6 +21,7 @@ import {
   type AudienceChanges,
   type AudienceWithPerson,
   findAudience,
+  findAudienceById,
   findVersions,
   highestVersionNumber,
   insertAudience,
@@ -398,4 +399,12 @@ export async function listAudienceVersions(
 ): Promise<ListPage<AudienceVersionWithContent>> {
   await requireAudience(db, pageId, id);
   return mapPage(await listVersions(db, id, page), presentVersionWithContent);
+}
+
+/** A page link may only target an audience of the tenant (400) that is not archived (409). */
+export async function assertLinkableAudience(db: TenantDb, audienceId: string, path: string): Promise<void> {
+  const audience = await findAudienceById(db, audienceId);
+  if (!audience) throw invalidField(path, `is not an audience of your tenant: ${audienceId}`);
+  if (audience.archived_at !== null)
+    throw invalidState(`Audience ${audienceId} is archived; a link cannot target it`);
 }

@@ -3,6 +3,7 @@ import type { TenantDb } from '../../db/tenant-db.ts';
 import { invalidField, invalidState, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../time.ts';
+import { assertImageReferences } from './references.ts';
 import type {
   Action,
   ActionCardWidget,
@@ -162,6 +163,7 @@ export async function createPage(db: TenantDb, input: PageCreate): Promise<Page>
     metadata: input.metadata,
   };
   assertHeaderAction(content.actions, content.headerActionId);
+  await assertImageReferences(db, content.actionCardWidgets);
   const now = Date.now();
   const row: PageRow = {
     id: newId('page'),
@@ -205,6 +207,7 @@ export async function updatePageFields(db: TenantDb, id: string, input: PageUpda
     metadata: input.metadata === undefined ? current.metadata : (input.metadata ?? undefined),
   };
   assertHeaderAction(content.actions, content.headerActionId);
+  if (input.actionCardWidgets) await assertImageReferences(db, content.actionCardWidgets);
   const changes: PageChanges = { ...contentColumns(content), updated_at: Date.now() };
   if (input.pageContext !== undefined) changes.page_context = input.pageContext;
   if (input.pageType !== undefined) changes.page_type = input.pageType;

@@ -1,0 +1,58 @@
+import { type Static, Type } from 'typebox';
+import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+
+const Path = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  description:
+    'Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique per tenant among live links',
+});
+
+const Target = Type.Object(
+  {
+    targetType: Type.Literal('audience', {
+      description: 'The only target type: an audience that is not archived',
+    }),
+    audienceId: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+const TenantDomainId = Nullable(
+  Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'The custom domain the link is served on; null for the default',
+  }),
+);
+
+export const PageLink = Type.Object({
+  pageLinkId: Type.String(),
+  tenantDomainId: Nullable(Type.String()),
+  path: Type.String(),
+  target: Type.Object({ targetType: Type.String(), audienceId: Type.String() }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deletedAt: Nullable(Timestamp),
+});
+export type PageLink = Static<typeof PageLink>;
+
+export const PageLinkCreate = Type.Object(
+  { path: Path, target: Target, tenantDomainId: Type.Optional(TenantDomainId) },
+  { additionalProperties: false },
+);
+export type PageLinkCreate = Static<typeof PageLinkCreate>;
+
+export const PageLinkUpdate = Type.Object(
+  { path: Type.Optional(Path), target: Type.Optional(Target), tenantDomainId: Type.Optional(TenantDomainId) },
+  { additionalProperties: false },
+);
+export type PageLinkUpdate = Static<typeof PageLinkUpdate>;
+
+export const PageLinkListQuery = Type.Object({
+  ...PageQuery,
+  audienceId: Type.Optional(Type.String({ description: 'Only links to this audience' })),
+});
+
+export const PageLinkList = PagedList(PageLink);
+export const PageLinkParams = IdParams('page_link_id');
