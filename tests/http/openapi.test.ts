@@ -43,8 +43,61 @@ describe('operations endpoints', () => {
         'POST /v0/persons/{person_id}/logs',
         'GET /v0/persons/{person_id}/logs',
         'PATCH /v0/persons/{person_id}/logs/{person_log_id}',
+        'POST /v0/pages',
+        'GET /v0/pages',
+        'GET /v0/pages/search',
+        'GET /v0/pages/{page_id}',
+        'PATCH /v0/pages/{page_id}',
+        'DELETE /v0/pages/{page_id}',
+        'POST /v0/pages/{page_id}/publish',
+        'POST /v0/pages/{page_id}/archive',
+        'POST /v0/pages/{page_id}/restore',
+        'POST /v0/topics',
+        'GET /v0/topics/search',
+        'GET /v0/topics/{topic_id}',
+        'POST /v0/topics/{topic_id}/entries',
+        'PATCH /v0/topics/{topic_id}/entries/{topic_entry_id}',
+        'POST /v0/files',
+        'GET /v0/files/{file_id}',
+        'POST /v0/assets',
+        'GET /v0/assets',
+        'GET /v0/assets/trash',
+        'GET /v0/assets/{asset_id}',
+        'DELETE /v0/assets/{asset_id}',
+        'POST /v0/assets/{asset_id}/restore',
+        'POST /v0/page_links',
+        'GET /v0/page_links',
+        'GET /v0/page_links/{page_link_id}',
+        'PATCH /v0/page_links/{page_link_id}',
+        'DELETE /v0/page_links/{page_link_id}',
+        'POST /v0/pages/{page_id}/audiences',
+        'GET /v0/pages/{page_id}/audiences',
+        'GET /v0/pages/{page_id}/audiences/{audience_id}',
+        'PATCH /v0/pages/{page_id}/audiences/{audience_id}',
+        'DELETE /v0/pages/{page_id}/audiences/{audience_id}',
+        'POST /v0/pages/{page_id}/audiences/{audience_id}/versions',
+        'GET /v0/pages/{page_id}/audiences/{audience_id}/versions',
+        'POST /v0/pages/{page_id}/audiences/{audience_id}/publish',
+        'POST /v0/pages/{page_id}/audiences/{audience_id}/cancel',
+        'POST /v0/webhook_subscriptions',
+        'GET /v0/webhook_subscriptions',
+        'GET /v0/webhook_subscriptions/{subscription_id}',
+        'PATCH /v0/webhook_subscriptions/{subscription_id}',
+        'DELETE /v0/webhook_subscriptions/{subscription_id}',
+        'POST /v0/webhook_subscriptions/{subscription_id}/rotate_secret',
+        'GET /v0/webhook_subscriptions/{subscription_id}/deliveries',
       ]),
     );
+  });
+
+  it('describes every operation', async () => {
+    const document = (await anonymous.get('/v0/openapi.json')).body;
+    const undescribed = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods as Record<string, { summary?: string }>)
+        .filter(([, operation]) => !operation.summary)
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(undescribed).toEqual([]);
   });
 
   it('documents the same constraints that validate requests', async () => {
