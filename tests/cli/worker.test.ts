@@ -1,0 +1,84 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/connection.ts';
+import { type Environment, freshEnvironment, startServe } from '../helpers/process.ts';
+
+let environment: Environment | undefined;
+afterEach(async () => {
+  await environment?.drop();
+  environment = undefined;
+});
+
+const BIN = path.resolve('bin/tailor.js');
+const AUDIENCES = 24;
+
+async function seedAudiences(url: string, apiKey: string): Promise<void> {
+  const headers = { 'x-api-key': apiKey, 'content-type': 'application/json' };
+  const page = await fetch(`${url}/v0/pages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      name: 'P',
+      pageContext: 'C.',
+      brandId: 'b',
+      actions: [],
+      actionCardWidgets: [],
+      scripts: [],
+    }),
+  }).then((response) => response.json() as Promise<{ pageId: string }>);
+  for (let i = 0; i < AUDIENCES; i++) {
+    const response = await fetch(`${url}/v0/pages/${page.pageId}/audiences`, {
+      method: 'POST',
+      headers,
+      body: '{}',
+    });
+    expect(response.status).toBe(201);
+  }
+}
+
+describe('tailor worker', () => {
+  it('two worker processes on one database run every job exactly once', async () => {
+    environment = await freshEnvironment();
+    const apiKey = 'two-workers-bootstrap-key-long-enough-01';
+    const env = { ...environment.env, TAILOR_BOOTSTRAP_API_KEY: apiKey };
+    const api = await startServe({ ...env, TAILOR_WORKERS: '0' });
+    await seedAudiences(api.url, apiKey);
+    api.child.kill('SIGTERM');
+    await api.exited;
+
+    const workers = [1, 2].map(() =>
+      spawn(process.execPath, [BIN, 'worker'], {
+        env: { ...process.env, ...env, TAILOR_WORKERS: '4' },
+        stdio: 'ignore',
+      }),
+    );
+    const exits = workers.map((child) => new Promise<number | null>((resolve) => child.on('exit', resolve)));
+    const database = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TAILOR_DATA_DIR as string });
+    try {
+      let jobs: { state: string; attempts: number; locked_by: string | null }[] = [];
+      for (let i = 0; i < 300; i++) {
+        jobs = await database.db
+          .selectFrom('jobs')
+          .select(['state', 'attempts', 'locked_by'])
+          .where('kind', '=', 'audience.generate')
+          .execute();
+        if (jobs.length === AUDIENCES && jobs.every((job) => job.state === 'done')) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(jobs).toHaveLength(AUDIENCES);
+      expect(jobs.every((job) => job.state === 'done' && job.attempts === 1)).toBe(true);
+      const states = await database.db
+        .selectFrom('audience_versions')
+        .select(['state'])
+        .where('version_number', '=', 1)
+        .execute();
+      expect(states.map((row) => row.state)).toEqual(Array(AUDIENCES).fill('draft'));
+      for (const child of workers) child.kill('SIGTERM');
+      expect(await Promise.all(exits)).toEqual([0, 0]);
+    } finally {
+      for (const child of workers) child.kill('SIGKILL');
+      await database.close();
+    }
+  });
+});
