@@ -9,10 +9,11 @@ import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
-import { createRateLimit } from './http/rate-limit.ts';
+import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
 import { Problem } from './http/schemas.ts';
 import type { Api } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { publicRoutes } from './public/routes.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
 import { assetRoutes } from './resources/assets/routes.ts';
 import { audienceRoutes } from './resources/audiences/routes.ts';
@@ -36,6 +37,8 @@ export interface AppOptions {
   /** Lets webhook URLs point at loopback and private networks. */
   allowPrivateWebhooks?: boolean;
   rateLimitRps: number;
+  /** Requests per second per client IP on the public side; 0 turns the limit off. */
+  publicRateLimitRps?: number;
   redis?: Redis;
   logger?: FastifyServerOptions['logger'];
 }
@@ -47,6 +50,7 @@ declare module 'fastify' {
     storage: FileStorage;
     publicUrl: string;
     allowPrivateWebhooks: boolean;
+    publicRateLimit: RateLimit;
   }
 }
 
@@ -65,7 +69,7 @@ const API_ROUTES = [
   webhookRoutes,
 ];
 /** Routes that need no API key: their requests carry their own signed credential. */
-const PUBLIC_ROUTES = [fileDownloadRoutes];
+const PUBLIC_ROUTES = [fileDownloadRoutes, publicRoutes];
 
 function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
@@ -122,6 +126,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('storage', options.storage);
   app.decorate('publicUrl', options.publicUrl);
   app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
+  app.decorate(
+    'publicRateLimit',
+    createRateLimit({ perSecond: options.publicRateLimitRps ?? 0, name: 'ip', redis: options.redis }),
+  );
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app);
   registerErrorHandling(app);

@@ -11,6 +11,7 @@ export interface Config {
   secret: string | undefined;
   bootstrapApiKey: string | undefined;
   rateLimitRps: number;
+  publicRateLimitRps: number;
   redisUrl: string | undefined;
   /** Background job runners in this process; 0 leaves background work to other nodes. */
   workers: number;
@@ -158,6 +159,7 @@ export function loadConfig(env: Env = process.env): Config {
     secret,
     bootstrapApiKey: minLength(env, 'TAILOR_BOOTSTRAP_API_KEY', 32),
     rateLimitRps: integer(env, 'TAILOR_RATE_LIMIT_RPS', 100, 0, 1_000_000),
+    publicRateLimitRps: integer(env, 'TAILOR_PUBLIC_RATE_LIMIT_RPS', 20, 0, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     workers: integer(env, 'TAILOR_WORKERS', 1, 0, 64),
     llmBaseUrl: url(env, 'TAILOR_LLM_BASE_URL', ['http:', 'https:']),

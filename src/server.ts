@@ -106,6 +106,7 @@ export async function serve(config: Config): Promise<void> {
     publicUrl: config.publicUrl,
     allowPrivateWebhooks: config.webhookAllowPrivate,
     rateLimitRps: config.rateLimitRps,
+    publicRateLimitRps: config.publicRateLimitRps,
     redis,
     logger: { level: config.logLevel },
   });

@@ -2,8 +2,10 @@ import type { JobsTables } from '../jobs/tables.ts';
 import type { AssetsTables } from '../resources/assets/tables.ts';
 import type { AudiencesTables } from '../resources/audiences/tables.ts';
 import type { FilesTables } from '../resources/files/tables.ts';
+import type { FormsTables } from '../resources/forms/tables.ts';
 import type { PageLinksTables } from '../resources/page-links/tables.ts';
 import type { PagesTables } from '../resources/pages/tables.ts';
+import type { SessionsTables } from '../resources/sessions/tables.ts';
 import type { TopicsTables } from '../resources/topics/tables.ts';
 import type { WebhooksTables } from '../resources/webhooks/tables.ts';
 
@@ -87,7 +89,9 @@ export interface DB
     JobsTables,
     AudiencesTables,
     WebhooksTables,
-    PageLinksTables {
+    PageLinksTables,
+    SessionsTables,
+    FormsTables {
   tenants: TenantsTable;
   api_keys: ApiKeysTable;
   accounts: AccountsTable;

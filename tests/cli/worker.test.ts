@@ -41,7 +41,7 @@ describe('tailor worker', () => {
   it('two worker processes on one database run every job exactly once', async () => {
     environment = await freshEnvironment();
     const apiKey = 'two-workers-bootstrap-key-long-enough-01';
-    const env = { ...environment.env, TAILOR_BOOTSTRAP_API_KEY: apiKey };
+    const env: Record<string, string> = { ...environment.env, TAILOR_BOOTSTRAP_API_KEY: apiKey };
     const api = await startServe({ ...env, TAILOR_WORKERS: '0' });
     await seedAudiences(api.url, apiKey);
     api.child.kill('SIGTERM');

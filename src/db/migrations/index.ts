@@ -8,6 +8,7 @@ import * as jobs from './0005_jobs.ts';
 import * as audiences from './0006_audiences.ts';
 import * as webhooks from './0007_webhooks.ts';
 import * as pageLinks from './0008_page_links.ts';
+import * as visitors from './0009_visitors.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -21,6 +22,7 @@ const steps: Record<string, Step> = {
   '0006_audiences': audiences,
   '0007_webhooks': webhooks,
   '0008_page_links': pageLinks,
+  '0009_visitors': visitors,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

@@ -408,3 +408,18 @@ export async function assertLinkableAudience(db: TenantDb, audienceId: string, p
   if (audience.archived_at !== null)
     throw invalidState(`Audience ${audienceId} is archived; a link cannot target it`);
 }
+
+/** What visitors of an audience see: the audience and its published version's content; none once archived. */
+export async function publishedView(
+  db: TenantDb,
+  audienceId: string,
+): Promise<{ audience: Audience; content: VersionContent } | undefined> {
+  const row = await findAudienceById(db, audienceId);
+  if (!row || row.archived_at !== null) return undefined;
+  const [published] = await findVersions(db, [row.published_version_id]);
+  if (!published?.content) return undefined;
+  return {
+    audience: await getAudience(db, row.page_id, row.id),
+    content: JSON.parse(published.content) as VersionContent,
+  };
+}

@@ -61,9 +61,15 @@ function presentDelivery(row: DeliveryWithEvent): WebhookDelivery {
 
 /** Receivers are absolute http(s) URLs without credentials, on public addresses unless allowed. */
 async function checkUrl(value: string, policy: UrlPolicy): Promise<string> {
-  const url = new URL(value);
+  // The schema's `uri` format accepts strings that are no usable URL ("http://", a host of
+  // "300.1.1.1"): they must be a 400 here, not a TypeError from `new URL`.
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url) throw invalidField('/body/url', 'must be an absolute URL with a valid host');
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw invalidField('/body/url', 'must be an http or https URL');
+  // WHATWG parsing reads "http:host" as "http://host/"; the URL is stored and sent as given, so it
+  // must spell out its authority.
+  if (!/^https?:\/\//i.test(value)) throw invalidField('/body/url', 'must start with http:// or https://');
   if (url.username || url.password) throw invalidField('/body/url', 'must not carry credentials');
   if (!policy.allowPrivate) {
     await assertPublicUrl(url).catch((error: Error) => {

@@ -1,0 +1,50 @@
+import type { Signer } from '../signing.ts';
+
+const PURPOSE = 'public-token';
+/** A page's token outlives any reasonable visit, and a tab left open for a day. */
+export const TOKEN_VALID_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** What a public page's token names: the visitor reports sessions and forms against exactly these. */
+export interface PageToken {
+  tenantId: string;
+  pageId: string;
+  audienceId: string;
+  pageLinkId: string;
+  /** Epoch milliseconds after which the token is refused. */
+  expiresAt: number;
+}
+
+interface Payload {
+  t: string;
+  p: string;
+  a: string;
+  l: string;
+  e: number;
+}
+
+export function issueToken(signer: Signer, token: PageToken): string {
+  const payload: Payload = {
+    t: token.tenantId,
+    p: token.pageId,
+    a: token.audienceId,
+    l: token.pageLinkId,
+    e: token.expiresAt,
+  };
+  const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${encoded}.${signer.sign(PURPOSE, encoded)}`;
+}
+
+/** The token's claims, or undefined when it is forged, altered or expired. */
+export function readToken(signer: Signer, value: string, now: number): PageToken | undefined {
+  const [encoded = '', signature = ''] = value.split('.');
+  if (!signer.verify(PURPOSE, encoded, signature)) return undefined;
+  const payload = JSON.parse(Buffer.from(encoded, 'base64url').toString()) as Payload;
+  if (payload.e <= now) return undefined;
+  return {
+    tenantId: payload.t,
+    pageId: payload.p,
+    audienceId: payload.a,
+    pageLinkId: payload.l,
+    expiresAt: payload.e,
+  };
+}

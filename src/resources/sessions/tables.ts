@@ -1,0 +1,43 @@
+/** Row types of the visitor-session tables (see src/db/schema.ts). */
+
+export interface VisitSessionsTable {
+  /** The visitor's session id (made by the tracking script), unique per tenant. */
+  id: string;
+  tenant_id: string;
+  page_id: string;
+  audience_id: string;
+  page_link_id: string;
+  started_at: number;
+  last_event_at: number;
+  interactions: number;
+  cta_clicks: number;
+  form_submits: number;
+  /** Deepest scroll reached, 0-100. */
+  max_scroll_depth: number;
+  /** Time the page was visible, in milliseconds. */
+  time_spent_ms: number;
+}
+
+/**
+ * Sums over the sessions of one audience that started in one hour: analytics add up whole hours
+ * from here and only read raw sessions at the edges of the requested period.
+ */
+export interface AudienceHourlyStatsTable {
+  tenant_id: string;
+  audience_id: string;
+  /** Start of the hour, epoch milliseconds. */
+  hour: number;
+  sessions: number;
+  interactions: number;
+  scroll_depth_sum: number;
+  time_spent_ms_sum: number;
+  bounces: number;
+  conversions: number;
+  cta_sessions: number;
+  form_submit_sessions: number;
+}
+
+export type SessionsTables = {
+  visit_sessions: VisitSessionsTable;
+  audience_hourly_stats: AudienceHourlyStatsTable;
+};
