@@ -24,6 +24,7 @@ import { pageLinkRoutes } from './resources/page-links/routes.ts';
 import { pageRoutes } from './resources/pages/routes.ts';
 import { personLogRoutes } from './resources/person-logs/routes.ts';
 import { personRoutes } from './resources/persons/routes.ts';
+import { analyticsRoutes } from './resources/sessions/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
 import type { Signer } from './signing.ts';
@@ -51,6 +52,7 @@ declare module 'fastify' {
     publicUrl: string;
     allowPrivateWebhooks: boolean;
     publicRateLimit: RateLimit;
+    database: Database;
   }
 }
 
@@ -67,6 +69,7 @@ const API_ROUTES = [
   pageLinkRoutes,
   audienceRoutes,
   webhookRoutes,
+  analyticsRoutes,
 ];
 /** Routes that need no API key: their requests carry their own signed credential. */
 const PUBLIC_ROUTES = [fileDownloadRoutes, publicRoutes];
@@ -123,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('signer', options.signer);
+  app.decorate('database', options.database);
   app.decorate('storage', options.storage);
   app.decorate('publicUrl', options.publicUrl);
   app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);

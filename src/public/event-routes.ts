@@ -1,4 +1,37 @@
+import { TenantDb } from '../db/tenant-db.ts';
+import { invalidField } from '../errors.ts';
 import type { Api } from '../http/types.ts';
+import { EventBatch, EventsAccepted } from '../resources/sessions/schema.ts';
+import { recordSessionEvents } from '../resources/sessions/service.ts';
+import { readToken } from './token.ts';
 
 /** POST /v0/public/events: batches of session events from the tracking script. */
-export async function eventRoutes(_app: Api): Promise<void> {}
+export async function eventRoutes(app: Api): Promise<void> {
+  app.post(
+    '/v0/public/events',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'Report session events',
+        description:
+          "Sent by the public page's tracking script (sendBeacon-friendly: a text/plain body holding JSON is accepted). No API key: the page's signed token names tenant, page, audience and link. A forged or expired token, an unknown event type or more than 50 events is a 400 and stores nothing. Answered once the batch is on disk.",
+        security: [],
+        body: EventBatch,
+        response: { 200: EventsAccepted },
+      },
+    },
+    async (request) => {
+      const { token: value, sessionId, events } = request.body;
+      const token = readToken(app.signer, value, Date.now());
+      if (!token) throw invalidField('/body/token', 'is not a valid, unexpired page token');
+      const db = new TenantDb(token.tenantId, app.database.db, app.database.dialect);
+      const visit = {
+        sessionId,
+        pageId: token.pageId,
+        audienceId: token.audienceId,
+        pageLinkId: token.pageLinkId,
+      };
+      return { accepted: await recordSessionEvents(db, visit, events) };
+    },
+  );
+}

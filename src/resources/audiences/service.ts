@@ -20,6 +20,7 @@ import type {
 import {
   type AudienceChanges,
   type AudienceWithPerson,
+  audienceIdsOf,
   findAudience,
   findAudienceById,
   findVersions,
@@ -422,4 +423,15 @@ export async function publishedView(
     audience: await getAudience(db, row.page_id, row.id),
     content: JSON.parse(published.content) as VersionContent,
   };
+}
+
+/** The person an audience is for, if any: their sessions are their activity. */
+export async function personOfAudience(db: TenantDb, audienceId: string): Promise<string | null | undefined> {
+  return (await findAudienceById(db, audienceId))?.person_id;
+}
+
+/** The ids of every audience of a page, archived ones too. */
+export async function audienceIdsOfPage(db: TenantDb, pageId: string): Promise<string[]> {
+  await getPage(db, pageId);
+  return audienceIdsOf(db, pageId);
 }

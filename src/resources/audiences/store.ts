@@ -188,3 +188,8 @@ export async function listVersions(
   ]);
   return pageOf(rows, page, (row) => [row.version_number], total);
 }
+
+export async function audienceIdsOf(db: TenantDb, pageId: string): Promise<string[]> {
+  const rows = await db.selectFrom('audiences').select('id').where('page_id', '=', pageId).orderBy('id', 'desc').execute();
+  return rows.map((row) => row.id);
+}

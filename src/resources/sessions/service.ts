@@ -1,0 +1,213 @@
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { AppError, invalidField } from '../../errors.ts';
+import { parseInstant } from '../../time.ts';
+import { audienceIdsOfPage, personOfAudience } from '../audiences/service.ts';
+import { notePersonActivity } from '../persons/service.ts';
+import type { AudienceAnalyticsItem, SessionEvent } from './schema.ts';
+import {
+  type AudienceTotals,
+  addToHour,
+  BOUNCE_MS,
+  findSession,
+  hourlyTotals,
+  type SessionRow,
+  saveSession,
+  sessionTotals,
+  TOTAL_FIELDS,
+  type Totals,
+} from './store.ts';
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+const DEFAULT_PERIOD_MS = 30 * DAY_MS;
+const LONGEST_PERIOD_MS = 366 * DAY_MS;
+
+/** Which page, audience and link a session belongs to: what the page's token names. */
+export interface Visit {
+  sessionId: string;
+  pageId: string;
+  audienceId: string;
+  pageLinkId: string;
+}
+
+type Recorded = SessionEvent | { type: 'form_submit' };
+
+/** One session's share of its hour's totals. */
+function contribution(session: SessionRow): Totals {
+  const bounced =
+    session.interactions === 0 &&
+    session.cta_clicks === 0 &&
+    session.form_submits === 0 &&
+    session.time_spent_ms < BOUNCE_MS;
+  return {
+    sessions: 1,
+    interactions: session.interactions,
+    scroll_depth_sum: session.max_scroll_depth,
+    time_spent_ms_sum: session.time_spent_ms,
+    bounces: bounced ? 1 : 0,
+    conversions: session.cta_clicks > 0 || session.form_submits > 0 ? 1 : 0,
+    cta_sessions: session.cta_clicks > 0 ? 1 : 0,
+    form_submit_sessions: session.form_submits > 0 ? 1 : 0,
+  };
+}
+
+const NOTHING: Totals = Object.fromEntries(TOTAL_FIELDS.map((field) => [field, 0])) as Totals;
+
+function minus(after: Totals, before: Totals): Totals {
+  return Object.fromEntries(TOTAL_FIELDS.map((field) => [field, after[field] - before[field]])) as Totals;
+}
+
+function apply(session: SessionRow, event: Recorded): SessionRow {
+  switch (event.type) {
+    case 'interaction':
+      return { ...session, interactions: session.interactions + 1 };
+    case 'cta_click':
+      return { ...session, cta_clicks: session.cta_clicks + 1 };
+    case 'form_submit':
+      return { ...session, form_submits: session.form_submits + 1 };
+    case 'scroll':
+      return { ...session, max_scroll_depth: Math.max(session.max_scroll_depth, event.depth) };
+    case 'time':
+      return { ...session, time_spent_ms: session.time_spent_ms + event.ms };
+    case 'session_start':
+      return session;
+  }
+}
+
+function newSession(visit: Visit, now: number): SessionRow {
+  return {
+    id: visit.sessionId,
+    page_id: visit.pageId,
+    audience_id: visit.audienceId,
+    page_link_id: visit.pageLinkId,
+    started_at: now,
+    last_event_at: now,
+    interactions: 0,
+    cta_clicks: 0,
+    form_submits: 0,
+    max_scroll_depth: 0,
+    time_spent_ms: 0,
+  };
+}
+
+/**
+ * Records a batch of a session's events, and moves the session's hour of the audience's rollup by
+ * the change in the session's share, in one transaction: analytics read the rollups, and a batch
+ * that was acknowledged is on disk. A session starts when its first batch arrives (server time);
+ * a session id already used by another audience's page starts nothing new.
+ */
+export async function recordSessionEvents(
+  db: TenantDb,
+  visit: Visit,
+  events: Recorded[],
+  now = Date.now(),
+): Promise<number> {
+  const personId = await personOfAudience(db, visit.audienceId);
+  if (personId === undefined) throw invalidField('/body/token', 'names a page that no longer exists');
+  await db.transaction(async (tx) => {
+    const existing = await findSession(tx, visit.sessionId);
+    if (existing && existing.audience_id !== visit.audienceId) {
+      throw invalidField('/body/sessionId', 'belongs to another page; start a new session');
+    }
+    const before = existing ?? newSession(visit, now);
+    const after = { ...events.reduce(apply, before), last_event_at: now };
+    await saveSession(tx, after, !existing);
+    const hour = Math.floor(after.started_at / HOUR_MS) * HOUR_MS;
+    await addToHour(
+      tx,
+      visit.audienceId,
+      hour,
+      minus(contribution(after), existing ? contribution(existing) : NOTHING),
+    );
+    if (personId) await notePersonActivity(tx, personId, now);
+  });
+  return events.length;
+}
+
+/** A form submitted during a session counts toward its conversions and form submissions. */
+export async function recordFormSubmitted(db: TenantDb, visit: Visit, at: number): Promise<void> {
+  await recordSessionEvents(db, visit, [{ type: 'form_submit' }], at);
+}
+
+function period(
+  query: { startDate?: string; endDate?: string },
+  now: number,
+): { start: number; end: number } {
+  const instant = (value: string | undefined, field: string, fallback: number) => {
+    if (value === undefined) return fallback;
+    const parsed = parseInstant(value);
+    if (parsed === undefined)
+      throw invalidField(`/querystring/${field}`, 'must be an RFC 3339 date-time or "+" epoch milliseconds');
+    return parsed;
+  };
+  const end = instant(query.endDate, 'endDate', now);
+  const start = instant(query.startDate, 'startDate', end - DEFAULT_PERIOD_MS);
+  if (start >= end)
+    throw new AppError('validation_failed', 'startDate must be before endDate', [
+      { path: '/querystring/startDate', message: 'must be before endDate' },
+    ]);
+  if (end - start > LONGEST_PERIOD_MS)
+    throw new AppError('validation_failed', 'The period may span at most 366 days', [
+      { path: '/querystring/startDate', message: 'must be at most 366 days before endDate' },
+    ]);
+  return { start, end };
+}
+
+function add(into: Map<string, Totals>, rows: AudienceTotals[]): void {
+  for (const row of rows) {
+    const current = into.get(row.audience_id) ?? NOTHING;
+    into.set(
+      row.audience_id,
+      Object.fromEntries(
+        TOTAL_FIELDS.map((field) => [field, current[field] + Number(row[field] ?? 0)]),
+      ) as Totals,
+    );
+  }
+}
+
+function present(audienceId: string, totals: Totals): AudienceAnalyticsItem {
+  const sessions = totals.sessions;
+  const share = (count: number) => (sessions === 0 ? 0 : count / sessions);
+  return {
+    audienceId,
+    totalSessions: sessions,
+    avgInteractionsPerSession: share(totals.interactions),
+    avgScrollDepthPercentage: share(totals.scroll_depth_sum),
+    avgTimeSpentSeconds: share(totals.time_spent_ms_sum) / 1000,
+    bounceRate: share(totals.bounces),
+    conversionRate: share(totals.conversions),
+    formSubmitRate: share(totals.form_submit_sessions),
+    bounceCount: totals.bounces,
+    bounceEligibleSessions: sessions,
+    conversionCount: totals.conversions,
+    ctaSessions: totals.cta_sessions,
+    formSubmitCount: totals.form_submit_sessions,
+  };
+}
+
+/**
+ * Session metrics of every audience of the page (archived ones too) over sessions that started in
+ * [startDate, endDate). Whole hours come from the rollups; only the partial hours at either end are
+ * read from the sessions themselves, so the cost does not grow with the number of sessions.
+ */
+export async function audienceAnalytics(
+  db: TenantDb,
+  pageId: string,
+  query: { startDate?: string; endDate?: string },
+  now = Date.now(),
+): Promise<{ items: AudienceAnalyticsItem[] }> {
+  const { start, end } = period(query, now);
+  const audienceIds = await audienceIdsOfPage(db, pageId);
+  if (audienceIds.length === 0) return { items: [] };
+  const firstHour = Math.ceil(start / HOUR_MS) * HOUR_MS;
+  const lastHour = Math.floor(end / HOUR_MS) * HOUR_MS;
+  const totals = new Map<string, Totals>();
+  if (firstHour < lastHour) {
+    add(totals, await hourlyTotals(db, audienceIds, firstHour, lastHour));
+    add(totals, await sessionTotals(db, audienceIds, start, firstHour));
+    add(totals, await sessionTotals(db, audienceIds, lastHour, end));
+  } else {
+    add(totals, await sessionTotals(db, audienceIds, start, end));
+  }
+  return { items: audienceIds.map((id) => present(id, totals.get(id) ?? NOTHING)) };
+}

@@ -1,0 +1,106 @@
+import { type Selectable, sql } from 'kysely';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import type { AudienceHourlyStatsTable, VisitSessionsTable } from './tables.ts';
+
+export type SessionRow = Omit<Selectable<VisitSessionsTable>, 'tenant_id'>;
+export type Totals = Omit<Selectable<AudienceHourlyStatsTable>, 'tenant_id' | 'audience_id' | 'hour'>;
+
+const SESSION_COLUMNS = [
+  'id',
+  'page_id',
+  'audience_id',
+  'page_link_id',
+  'started_at',
+  'last_event_at',
+  'interactions',
+  'cta_clicks',
+  'form_submits',
+  'max_scroll_depth',
+  'time_spent_ms',
+] as const;
+
+export const TOTAL_FIELDS = [
+  'sessions',
+  'interactions',
+  'scroll_depth_sum',
+  'time_spent_ms_sum',
+  'bounces',
+  'conversions',
+  'cta_sessions',
+  'form_submit_sessions',
+] as const;
+
+/** A session bounced: no interaction, no CTA click, no form submission, and under 10 seconds. */
+export const BOUNCE_MS = 10_000;
+
+export function findSession(db: TenantDb, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('visit_sessions').select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export async function saveSession(db: TenantDb, row: SessionRow, isNew: boolean): Promise<void> {
+  if (isNew) {
+    await db.insertInto('visit_sessions', row).execute();
+    return;
+  }
+  const { id, ...changes } = row;
+  await db.updateTable('visit_sessions').set(changes).where('id', '=', id).execute();
+}
+
+/** Adds `delta` to the audience's totals of one hour. */
+export async function addToHour(
+  db: TenantDb,
+  audienceId: string,
+  hour: number,
+  delta: Totals,
+): Promise<void> {
+  await db
+    .insertInto('audience_hourly_stats', { audience_id: audienceId, hour, ...delta })
+    .onConflict((oc) =>
+      oc
+        .columns(['audience_id', 'hour'])
+        .doUpdateSet((eb) =>
+          Object.fromEntries(
+            TOTAL_FIELDS.map((field) => [field, eb(`audience_hourly_stats.${field}`, '+', delta[field])]),
+          ),
+        ),
+    )
+    .execute();
+}
+
+export type AudienceTotals = Totals & { audience_id: string };
+
+/** Totals per audience from the hourly rollups of hours in [fromHour, toHour). */
+export function hourlyTotals(db: TenantDb, audienceIds: string[], fromHour: number, toHour: number) {
+  return db
+    .selectFrom('audience_hourly_stats')
+    .select((eb) => ['audience_id', ...TOTAL_FIELDS.map((field) => eb.fn.sum<number>(field).as(field))])
+    .where('audience_id', 'in', audienceIds)
+    .where('hour', '>=', fromHour)
+    .where('hour', '<', toHour)
+    .groupBy('audience_id')
+    .execute() as Promise<AudienceTotals[]>;
+}
+
+/** Totals per audience computed from the sessions that started in [from, to). */
+export function sessionTotals(db: TenantDb, audienceIds: string[], from: number, to: number) {
+  const bounced = sql<number>`CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < ${BOUNCE_MS} THEN 1 ELSE 0 END`;
+  const converted = sql<number>`CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END`;
+  return db
+    .selectFrom('visit_sessions')
+    .select((eb) => [
+      'audience_id',
+      eb.fn.countAll<number>().as('sessions'),
+      eb.fn.sum<number>('interactions').as('interactions'),
+      eb.fn.sum<number>('max_scroll_depth').as('scroll_depth_sum'),
+      eb.fn.sum<number>('time_spent_ms').as('time_spent_ms_sum'),
+      eb.fn.sum<number>(bounced).as('bounces'),
+      eb.fn.sum<number>(converted).as('conversions'),
+      eb.fn.sum<number>(sql<number>`CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END`).as('cta_sessions'),
+      eb.fn.sum<number>(sql<number>`CASE WHEN form_submits > 0 THEN 1 ELSE 0 END`).as('form_submit_sessions'),
+    ])
+    .where('audience_id', 'in', audienceIds)
+    .where('started_at', '>=', from)
+    .where('started_at', '<', to)
+    .groupBy('audience_id')
+    .execute() as Promise<AudienceTotals[]>;
+}
