@@ -24,6 +24,8 @@ export interface Dialect {
   /** True when any of the table's columns contains `query`, case-insensitively. */
   substringMatch(table: string, columns: string[], query: string): Expression<SqlBool>;
   isUniqueViolation(error: unknown): boolean;
+  /** Keeps `tenant_row_counts` up to date for `table` with triggers, so a tenant's total needs no count. */
+  createRowCounter(db: Kysely<unknown>, table: string): Promise<void>;
   /**
    * Makes a select of rows to claim skip rows other transactions hold (PostgreSQL), so that
    * concurrent workers each take different rows. SQLite has one writer at a time, so its claim
@@ -88,6 +90,17 @@ export const sqliteDialect: Dialect = {
     const fts = sql.table(`${table}_fts`);
     return sql<SqlBool>`${sql.ref(`${table}.seq`)} IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${phrase})`;
   },
+  async createRowCounter(db, table) {
+    const bump = (row: 'new' | 'old', by: string) =>
+      `INSERT INTO tenant_row_counts (tenant_id, name, n) VALUES (${row}.tenant_id, '${table}', ${by})
+       ON CONFLICT (tenant_id, name) DO UPDATE SET n = n + ${by};`;
+    await sql
+      .raw(`CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table} BEGIN ${bump('new', '1')} END`)
+      .execute(db);
+    await sql
+      .raw(`CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table} BEGIN ${bump('old', '-1')} END`)
+      .execute(db);
+  },
   isUniqueViolation(error) {
     const code = (error as { code?: unknown })?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -109,6 +122,25 @@ export const postgresDialect: Dialect = {
   },
   substringMatch(table, columns, query) {
     return likeAny(table, columns, query, 'ILIKE');
+  },
+  async createRowCounter(db, table) {
+    await sql
+      .raw(`CREATE FUNCTION ${table}_count() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF TG_OP = 'INSERT' THEN
+            INSERT INTO tenant_row_counts (tenant_id, name, n) VALUES (NEW.tenant_id, '${table}', 1)
+            ON CONFLICT (tenant_id, name) DO UPDATE SET n = tenant_row_counts.n + 1;
+          ELSE
+            UPDATE tenant_row_counts SET n = n - 1 WHERE tenant_id = OLD.tenant_id AND name = '${table}';
+          END IF;
+          RETURN NULL;
+        END $$`)
+      .execute(db);
+    await sql
+      .raw(
+        `CREATE TRIGGER ${table}_count AFTER INSERT OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_count()`,
+      )
+      .execute(db);
   },
   isUniqueViolation(error) {
     return (error as { code?: unknown })?.code === '23505';

@@ -98,6 +98,14 @@ export interface DB
   persons: PersonsTable;
   person_logs: PersonLogsTable;
   idempotency_keys: IdempotencyKeysTable;
+  tenant_row_counts: TenantRowCountsTable;
+}
+
+/** Rows per tenant of the tables that keep a counter (kept by triggers). */
+export interface TenantRowCountsTable {
+  tenant_id: string;
+  name: string;
+  n: number;
 }
 
 /** Tables whose every row belongs to one tenant: reachable only through a TenantDb. */

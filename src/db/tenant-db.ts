@@ -76,6 +76,15 @@ export class TenantDb {
     return Number(result.n);
   }
 
+  /** The tenant's number of rows in a table that keeps a counter (see migration 0010). */
+  async rowCount(table: 'accounts' | 'persons'): Promise<number> {
+    const row = await this.selectFrom('tenant_row_counts')
+      .select('n')
+      .where('name', '=', table)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   /** Runs `work` in one transaction; inside another transaction it joins that one. */
   transaction<R>(work: (tx: TenantDb) => Promise<R>): Promise<R> {
     if (this.db.isTransaction) return work(this);

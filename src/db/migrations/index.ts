@@ -9,6 +9,7 @@ import * as audiences from './0006_audiences.ts';
 import * as webhooks from './0007_webhooks.ts';
 import * as pageLinks from './0008_page_links.ts';
 import * as visitors from './0009_visitors.ts';
+import * as rowCounts from './0010_row_counts.ts';
 
 type Step = { up(db: Kysely<unknown>, dialect: Dialect): Promise<void> };
 
@@ -23,6 +24,7 @@ const steps: Record<string, Step> = {
   '0007_webhooks': webhooks,
   '0008_page_links': pageLinks,
   '0009_visitors': visitors,
+  '0010_row_counts': rowCounts,
 };
 
 export function migrationsFor(dialect: Dialect): Record<string, Migration> {

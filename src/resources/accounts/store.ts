@@ -80,7 +80,8 @@ export async function searchAccounts(
       .orderBy('accounts.id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    db.countRows(matching),
+    // Unfiltered, the total is the tenant's counter: no count over every account.
+    filter.query || filter.emptyOnly ? db.countRows(matching) : db.rowCount('accounts'),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);
 }

@@ -79,7 +79,7 @@ export async function listPersons(
       .orderBy('id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    db.countRows(matching),
+    filter.emailKey !== undefined ? db.countRows(matching) : db.rowCount('persons'),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);
 }
