@@ -85,11 +85,15 @@ export class Worker {
     await Promise.all(this.running);
   }
 
-  /** Runs everything due at `now` until nothing is left, and waits for it: for tests and one-off runs. */
-  async drain(now = Date.now()): Promise<number> {
+  /**
+   * Runs everything due until nothing is left, and waits for it: for tests and one-off runs. With
+   * `now`, "due" is judged at that moment (to travel in time); without, at each round's clock, so
+   * that work queued by the work itself runs too.
+   */
+  async drain(now?: number): Promise<number> {
     let total = 0;
     for (;;) {
-      const started = await this.tick(now);
+      const started = await this.tick(now ?? Date.now());
       await Promise.all(this.running);
       if (started === 0) return total;
       total += started;

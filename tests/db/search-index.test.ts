@@ -7,7 +7,7 @@ import { onPostgres, testDatabase } from '../helpers/server.ts';
 let database: Database;
 
 beforeAll(async () => {
-  database = testDatabase();
+  database = await testDatabase();
   await migrateToLatest(database);
 });
 afterAll(() => database.close());

@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
@@ -107,8 +109,41 @@ export interface ServerOptions {
   database?: Database;
 }
 
-export function testDatabase(): Database {
-  if (onPostgres) return openDatabase({ databaseUrl: process.env.TEST_DATABASE_URL, dataDir: '' });
+let fileDatabase: { url: string; name: string } | undefined;
+
+async function adminQuery(text: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(text);
+  } finally {
+    await admin.end();
+  }
+}
+
+/**
+ * On PostgreSQL each test file gets a database of its own (next to TEST_DATABASE_URL's), dropped
+ * when the file is done: workers take any tenant's due jobs, so files must not share one.
+ */
+export async function testDatabaseUrl(): Promise<string> {
+  if (!fileDatabase) {
+    const url = new URL(process.env.TEST_DATABASE_URL as string);
+    const name = `${url.pathname.slice(1)}_f${randomBytes(5).toString('hex')}`;
+    await adminQuery(`CREATE DATABASE ${name}`);
+    url.pathname = `/${name}`;
+    fileDatabase = { url: url.toString(), name };
+  }
+  return fileDatabase.url;
+}
+
+if (onPostgres) {
+  afterAll(async () => {
+    if (fileDatabase) await adminQuery(`DROP DATABASE IF EXISTS ${fileDatabase.name} WITH (FORCE)`);
+  });
+}
+
+export async function testDatabase(): Promise<Database> {
+  if (onPostgres) return openDatabase({ databaseUrl: await testDatabaseUrl(), dataDir: '' });
   return openDatabase({
     databaseUrl: undefined,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-test-')),
@@ -116,7 +151,7 @@ export function testDatabase(): Database {
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {
-  const database = options.database ?? testDatabase();
+  const database = options.database ?? (await testDatabase());
   await migrateToLatest(database);
   const storage = new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-files-')));
   const app = await buildApp({

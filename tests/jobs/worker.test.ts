@@ -13,7 +13,7 @@ import type { ScheduledTask } from '../../src/jobs/types.ts';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.ts';
 import { LocalDiskStorage } from '../../src/resources/files/storage.ts';
 import { createTenant } from '../../src/resources/tenants/service.ts';
-import { onPostgres, testDatabase } from '../helpers/server.ts';
+import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/server.ts';
 
 let database: Database;
 let tenant: TenantDb;
@@ -24,7 +24,7 @@ const settings = loadConfig({});
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-jobs-'));
 
 beforeAll(async () => {
-  database = onPostgres ? testDatabase() : openDatabase({ databaseUrl: undefined, dataDir });
+  database = onPostgres ? await testDatabase() : openDatabase({ databaseUrl: undefined, dataDir });
   await migrateToLatest(database);
   const created = await createTenant(database.db, database.dialect, { name: `Jobs ${Math.random()}` });
   tenant = new TenantDb(created.tenantId, database.db, database.dialect);
@@ -144,7 +144,7 @@ describe('jobs', () => {
   });
 
   it('two workers on their own connections never run the same job twice', async () => {
-    const other = secondConnection();
+    const other = await secondConnection();
     const handlerKind = kind('shared');
     const runs = new Map<string, number>();
     let active = 0;
@@ -176,7 +176,7 @@ describe('jobs', () => {
   });
 
   it('runs a scheduled task once per period across workers', async () => {
-    const other = secondConnection();
+    const other = await secondConnection();
     const ran: number[] = [];
     const task: ScheduledTask = {
       name: kind('sweep'),
@@ -208,6 +208,6 @@ describe('jobs', () => {
 });
 
 /** Another connection (pool) to the same database, as another process would have. */
-function secondConnection(): Database {
-  return onPostgres ? testDatabase() : openDatabase({ databaseUrl: undefined, dataDir });
+async function secondConnection(): Promise<Database> {
+  return openDatabase({ databaseUrl: onPostgres ? await testDatabaseUrl() : undefined, dataDir });
 }

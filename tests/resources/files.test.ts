@@ -409,7 +409,7 @@ describe('S3-compatible storage', () => {
         credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
       },
     });
-    database = testDatabase();
+    database = await testDatabase();
     await migrateToLatest(database);
     app = await buildApp({
       database,

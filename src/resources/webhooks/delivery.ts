@@ -4,9 +4,12 @@ import { DELIVER_JOB, eventBody } from './events.ts';
 import { sendWebhook } from './sender.ts';
 import { signatureHeader } from './signature.ts';
 import {
+  clearFailing,
+  deactivateIfFailingSince,
   findDelivery,
   findEvent,
   findSubscription,
+  markFailing,
   type SubscriptionRow,
   updateDelivery,
   updateSubscription,
@@ -37,18 +40,14 @@ function liveSecrets(subscription: SubscriptionRow, now: number): string[] {
   return [subscription.secret, ...previous];
 }
 
-async function noteFailure(
-  db: TenantDb,
-  subscription: SubscriptionRow,
-  now: number,
-  final: boolean,
-): Promise<void> {
-  const failingSince = subscription.failing_since ?? now;
-  const deactivate = final && now - failingSince >= FAILING_DEACTIVATES_AFTER_MS;
-  await updateSubscription(db, subscription.id, {
-    failing_since: failingSince,
-    ...(deactivate ? { active: 0, updated_at: now } : {}),
-  });
+/**
+ * Records a failed attempt on the subscription; when it was the delivery's last attempt and the
+ * subscription has failed every attempt for 5 days, switches the subscription off. Only a last
+ * attempt does so, so that every delivery gets its whole retry schedule first.
+ */
+async function noteFailure(db: TenantDb, subscriptionId: string, now: number, final: boolean): Promise<void> {
+  await markFailing(db, subscriptionId, now);
+  if (final) await deactivateIfFailingSince(db, subscriptionId, now - FAILING_DEACTIVATES_AFTER_MS, now);
 }
 
 /**
@@ -104,8 +103,7 @@ export const deliverWebhook: JobHandler<{ deliveryId: string }> = {
         delivered_at: done,
         next_attempt_at: null,
       });
-      if (subscription.failing_since !== null)
-        await updateSubscription(db, subscription.id, { failing_since: null });
+      await clearFailing(db, subscription.id);
       return;
     }
     const error = result.error ?? `the receiver answered ${result.status}`;
@@ -120,7 +118,7 @@ export const deliverWebhook: JobHandler<{ deliveryId: string }> = {
       return;
     }
     const final = attempt.attempts > context.webhooks.retryScheduleMs.length;
-    await noteFailure(db, subscription, done, final);
+    await noteFailure(db, subscription.id, done, final);
     if (final) {
       await updateDelivery(db, delivery.id, {
         ...attempt,

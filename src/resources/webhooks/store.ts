@@ -68,6 +68,46 @@ export async function updateSubscription(
   await db.updateTable('webhook_subscriptions').set(changes).where('id', '=', id).execute();
 }
 
+/**
+ * Notes a failed attempt. `failing_since` keeps the first failure since the last success; it is
+ * set in SQL, not from the row the handler read, so that a success recorded meanwhile by another
+ * delivery is not undone by a stale value.
+ */
+export async function markFailing(db: TenantDb, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_subscriptions')
+    .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(now)) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+/** A success ends the failing streak (whatever the handler read before its attempt). */
+export async function clearFailing(db: TenantDb, id: string): Promise<void> {
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ failing_since: null })
+    .where('id', '=', id)
+    .where('failing_since', 'is not', null)
+    .execute();
+}
+
+/** Switches a subscription off when it has been failing since `before` or earlier; true when it did. */
+export async function deactivateIfFailingSince(
+  db: TenantDb,
+  id: string,
+  before: number,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({ active: 0, updated_at: now })
+    .where('id', '=', id)
+    .where('active', '=', 1)
+    .where('failing_since', '<=', before)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function deleteSubscription(db: TenantDb, id: string): Promise<boolean> {
   await db.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
   const result = await db.deleteFrom('webhook_subscriptions').where('id', '=', id).executeTakeFirst();
