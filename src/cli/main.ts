@@ -6,6 +6,7 @@ import { AppError } from '../errors.ts';
 import { issueKey, listKeys, revoke } from '../resources/api-keys/service.ts';
 import { createTenant, getTenant } from '../resources/tenants/service.ts';
 import { serve, work } from '../server.ts';
+import { demo } from './demo.ts';
 
 const USAGE = `Usage: tailor <command>
 
@@ -16,6 +17,7 @@ const USAGE = `Usage: tailor <command>
   keys create --tenant T [--read-only]    issue an API key (T: tenant id or slug)
   keys list --tenant T                    list a tenant's keys (never the keys themselves)
   keys revoke KEY_ID                      revoke a key; effective on the next request
+  demo                                    fill tenant "default" with a sample and print pages to open
 
 Configuration comes from the environment; see docs/configuration.md.`;
 
@@ -82,6 +84,8 @@ async function run(args: string[]): Promise<void> {
       );
     case 'keys revoke':
       return withDatabase(({ db }) => revoke(db, required(target, 'KEY_ID')));
+    case 'demo':
+      return demo(loadConfig());
     default:
       throw new AppError('validation_failed', `Unknown command "${key}"\n\n${USAGE}`);
   }

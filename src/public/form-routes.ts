@@ -1,4 +1,33 @@
+import { TenantDb } from '../db/tenant-db.ts';
+import { invalidField } from '../errors.ts';
+import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
+import { FormSubmissionAccepted, FormSubmissionCreate } from '../resources/forms/schema.ts';
+import { submitForm } from '../resources/forms/service.ts';
+import { readToken } from './token.ts';
 
 /** POST /v0/public/forms: the action form of a public page. */
-export async function formRoutes(_app: Api): Promise<void> {}
+export async function formRoutes(app: Api): Promise<void> {
+  app.post(
+    '/v0/public/forms',
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'Submit a form',
+        description:
+          "Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.",
+        security: [],
+        body: FormSubmissionCreate,
+        response: { 201: FormSubmissionAccepted, '4XX': Problem },
+      },
+    },
+    async (request, reply) => {
+      const { token: value, ...submission } = request.body;
+      const token = readToken(app.signer, value, Date.now());
+      if (!token) throw invalidField('/body/token', 'is not a valid, unexpired page token');
+      const db = new TenantDb(token.tenantId, app.database.db, app.database.dialect);
+      const accepted = await submitForm(db, token, submission);
+      return reply.code(201).send(accepted);
+    },
+  );
+}

@@ -90,6 +90,30 @@ function newSession(visit: Visit, now: number): SessionRow {
   };
 }
 
+async function applyToSession(
+  tx: TenantDb,
+  visit: Visit,
+  events: Recorded[],
+  personId: string | null,
+  now: number,
+): Promise<void> {
+  const existing = await findSession(tx, visit.sessionId);
+  if (existing && existing.audience_id !== visit.audienceId) {
+    throw invalidField('/body/sessionId', 'belongs to another page; start a new session');
+  }
+  const before = existing ?? newSession(visit, now);
+  const after = { ...events.reduce(apply, before), last_event_at: now };
+  await saveSession(tx, after, !existing);
+  const hour = Math.floor(after.started_at / HOUR_MS) * HOUR_MS;
+  await addToHour(
+    tx,
+    visit.audienceId,
+    hour,
+    minus(contribution(after), existing ? contribution(existing) : NOTHING),
+  );
+  if (personId) await notePersonActivity(tx, personId, now);
+}
+
 /**
  * Records a batch of a session's events, and moves the session's hour of the audience's rollup by
  * the change in the session's share, in one transaction: analytics read the rollups, and a batch
@@ -104,23 +128,15 @@ export async function recordSessionEvents(
 ): Promise<number> {
   const personId = await personOfAudience(db, visit.audienceId);
   if (personId === undefined) throw invalidField('/body/token', 'names a page that no longer exists');
-  await db.transaction(async (tx) => {
-    const existing = await findSession(tx, visit.sessionId);
-    if (existing && existing.audience_id !== visit.audienceId) {
-      throw invalidField('/body/sessionId', 'belongs to another page; start a new session');
+  // Two batches of a new session may race to create it; the loser finds it made and adds to it.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.transaction((tx) => applyToSession(tx, visit, events, personId, now));
+      break;
+    } catch (error) {
+      if (!db.dialect.isUniqueViolation(error) || attempt >= 3) throw error;
     }
-    const before = existing ?? newSession(visit, now);
-    const after = { ...events.reduce(apply, before), last_event_at: now };
-    await saveSession(tx, after, !existing);
-    const hour = Math.floor(after.started_at / HOUR_MS) * HOUR_MS;
-    await addToHour(
-      tx,
-      visit.audienceId,
-      hour,
-      minus(contribution(after), existing ? contribution(existing) : NOTHING),
-    );
-    if (personId) await notePersonActivity(tx, personId, now);
-  });
+  }
   return events.length;
 }
 

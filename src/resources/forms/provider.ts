@@ -1,0 +1,86 @@
+import { canonicalDomain } from '../accounts/domain.ts';
+import { isFreeMailDomain } from './free-mail.ts';
+import type { EnrichmentFailure, FormFields } from './schema.ts';
+
+/** What a provider is asked about: one form submission. */
+export interface EnrichmentRequest {
+  formSubmissionId: string;
+  /** The address the submission carried (see docs/forms.md for where it comes from), or null. */
+  email: string | null;
+  fields: FormFields;
+}
+
+/** Who submitted the form, as far as the provider can tell. */
+export interface Submitter {
+  /** The address the person is found or created by; it must be a valid address. */
+  email: string;
+  /** Used only when the person is created: an existing person keeps their name. */
+  name: string;
+}
+
+export type EnrichmentResult =
+  | { outcome: 'identified'; submitter: Submitter }
+  | { outcome: 'rejected'; reason: Exclude<EnrichmentFailure, 'provider_error'> };
+
+/**
+ * Turns a form submission into a person to record it on, or rejects it. A provider that cannot
+ * answer right now (a lookup service is down or rate-limits) throws: the job tries again later, and
+ * after its last attempt the submission fails with `provider_error`. Tailor does the rest itself
+ * (the person, the account link, the activity entry, the events), so a provider only decides who.
+ */
+export interface EnrichmentProvider {
+  readonly name: string;
+  enrich(request: EnrichmentRequest): Promise<EnrichmentResult>;
+}
+
+const MAX_EMAIL = 320;
+const MAX_NAME = 255;
+// The same rule as the "email" format that validates a person's email in the API (ajv-formats), so
+// that a person enrichment creates could also have been created through the API.
+const ADDRESS =
+  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/** The canonical domain of a valid address, or undefined when the address is not one. */
+export function addressDomain(email: string): string | undefined {
+  if (email.length > MAX_EMAIL || !ADDRESS.test(email)) return undefined;
+  return canonicalDomain(email.slice(email.lastIndexOf('@') + 1));
+}
+
+function capitalized(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/** "jane.doe+news@acme.com" → "Jane Doe"; the local part itself when it has no letters. */
+export function nameFromAddress(email: string): string {
+  const local = email.slice(0, email.lastIndexOf('@'));
+  const words = (local.split('+')[0] ?? local)
+    .split(/[._-]+/)
+    .map((word) => word.replace(/\d+/g, ''))
+    .filter((word) => /\p{L}/u.test(word));
+  return (words.length > 0 ? words.map(capitalized).join(' ') : local).slice(0, MAX_NAME);
+}
+
+function givenName(fields: FormFields): string | undefined {
+  const name = fields.name?.trim();
+  return name ? name.slice(0, MAX_NAME) : undefined;
+}
+
+/**
+ * The provider Tailor ships with, which needs no network: the address must be a valid one at a
+ * company domain (not a free mailbox provider); the name is the form's `name` field, else made
+ * from the address.
+ */
+export const builtInEnrichmentProvider: EnrichmentProvider = {
+  name: 'built-in',
+  async enrich({ email, fields }) {
+    const address = email?.trim();
+    if (!address) return { outcome: 'rejected', reason: 'no_email' };
+    const domain = addressDomain(address);
+    if (!domain) return { outcome: 'rejected', reason: 'invalid_email' };
+    if (isFreeMailDomain(domain)) return { outcome: 'rejected', reason: 'free_mail_domain' };
+    return {
+      outcome: 'identified',
+      submitter: { email: address, name: givenName(fields) ?? nameFromAddress(address) },
+    };
+  },
+};

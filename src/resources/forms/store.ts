@@ -1,0 +1,50 @@
+import type { Selectable, Updateable } from 'kysely';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import type { FormSubmissionsTable } from './tables.ts';
+
+export type SubmissionRow = Omit<Selectable<FormSubmissionsTable>, 'tenant_id'>;
+export type SubmissionOutcome = Pick<
+  Updateable<FormSubmissionsTable>,
+  'enrichment_state' | 'enrichment_failure' | 'person_id' | 'account_id'
+>;
+
+const COLUMNS = [
+  'id',
+  'page_id',
+  'audience_id',
+  'page_link_id',
+  'session_id',
+  'email',
+  'fields',
+  'submitted_at',
+  'enrichment_state',
+  'enrichment_failure',
+  'person_id',
+  'account_id',
+] as const;
+
+export async function insertSubmission(db: TenantDb, row: SubmissionRow): Promise<void> {
+  await db.insertInto('form_submissions', row).execute();
+}
+
+export function findSubmission(db: TenantDb, id: string): Promise<SubmissionRow | undefined> {
+  return db.selectFrom('form_submissions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Records how enrichment ended, only while the submission is still pending: false when another
+ * run (a worker that took over an expired lease) settled it first.
+ */
+export async function settleSubmission(
+  db: TenantDb,
+  id: string,
+  outcome: SubmissionOutcome,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('form_submissions')
+    .set(outcome)
+    .where('id', '=', id)
+    .where('enrichment_state', '=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Environment, freshEnvironment, startServe, tailor } from '../helpers/process.ts';
+
+const PUBLIC_URL = 'http://tailor.test:8080';
+
+let environment: Environment | undefined;
+afterEach(async () => {
+  await environment?.drop();
+  environment = undefined;
+});
+
+/** The public addresses `tailor demo` printed, in order. */
+function urlsOf(stdout: string): string[] {
+  return [...stdout.matchAll(/^ {2}(http\S+\/p\/\S+)/gm)].map((match) => match[1] as string);
+}
+
+describe('tailor demo', () => {
+  it('fills a fresh database, prints pages that are served, and can run again', async () => {
+    environment = await freshEnvironment();
+    const env = { ...environment.env, TAILOR_PUBLIC_URL: PUBLIC_URL };
+
+    const first = await tailor(['demo'], env);
+    expect(first.code, first.stderr).toBe(0);
+    // An empty database gets tenant `default` and its key, as `tailor serve` would make them.
+    const apiKey = first.stdout.match(/API key: (tlr_[0-9A-Za-z]{40})/)?.[1] as string;
+    expect(apiKey).toBeDefined();
+    expect(first.stdout).toMatch(
+      /3 topics\n\s+4 accounts\n\s+5 persons\n\s+3 pages\n\s+7 audiences\n\s+7 page links/,
+    );
+    expect(first.stdout).toMatch(/\d+ visitor sessions/);
+    expect(first.stdout).toContain('2 form submissions');
+    const urls = urlsOf(first.stdout);
+    expect(urls).toHaveLength(7);
+    for (const url of urls) expect(url).toMatch(new RegExp(`^${PUBLIC_URL}/p/default/[a-z0-9/-]+$`));
+
+    const again = await tailor(['demo'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).not.toContain('API key:');
+    expect(again.stdout).toContain('7 page links (7 from an earlier run)');
+    expect(again.stdout).not.toContain('visitor sessions');
+    expect(urlsOf(again.stdout)).toEqual(urls);
+
+    const server = await startServe(env);
+    try {
+      for (const url of urls) {
+        const response = await fetch(`${server.url}${url.slice(PUBLIC_URL.length)}`);
+        expect(response.status, url).toBe(200);
+        expect(await response.text()).toContain('| Brightwave</title>');
+      }
+
+      const api = (path: string): Promise<any> =>
+        fetch(`${server.url}${path}`, { headers: { 'x-api-key': apiKey } }).then((response) =>
+          response.json(),
+        );
+      const persons = await api('/v0/persons');
+      expect(persons.totalCount).toBe(5);
+      const accounts = await api('/v0/accounts/search');
+      expect(accounts.totalCount).toBe(4);
+      expect(
+        accounts.items.every((account: { latestActivityAt: string | null }) => account.latestActivityAt),
+      ).toBe(true);
+      const pages = await api('/v0/pages');
+      const platform = pages.items.find(
+        (page: { name: string }) => page.name === 'Retail analytics platform',
+      );
+      const analytics = await api(`/v0/pages/${platform.pageId}/analytics/audiences`);
+      expect(analytics.items).toHaveLength(4);
+      expect(analytics.items.every((item: { totalSessions: number }) => item.totalSessions > 0)).toBe(true);
+      // The demo's form submissions were enriched onto their persons.
+      const jane = persons.items.find((person: { email: string }) => person.email.startsWith('jane.cooper@'));
+      const logs = await api(`/v0/persons/${jane.personId}/logs`);
+      expect(logs.items.map((log: { kind: string }) => log.kind)).toContain('activity');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
+});

@@ -1,0 +1,587 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { TenantDb } from '../../src/db/tenant-db.ts';
+import { JOB_HANDLERS } from '../../src/jobs/registry.ts';
+import { claimJobs } from '../../src/jobs/store.ts';
+import type { Worker } from '../../src/jobs/worker.ts';
+import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
+import { Account } from '../../src/resources/accounts/schema.ts';
+import { enrichmentJob } from '../../src/resources/forms/enrichment.ts';
+import type { EnrichmentProvider } from '../../src/resources/forms/provider.ts';
+import {
+  FormEnrichedData,
+  FormEnrichmentFailedData,
+  FormSubmissionAccepted,
+  FormSubmittedData,
+} from '../../src/resources/forms/schema.ts';
+import { Signer } from '../../src/signing.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { expectSchema } from '../helpers/schema.ts';
+import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
+
+const FORMS = '/v0/public/forms';
+const FORM_EVENTS = ['form.submitted', 'form.enriched', 'form.enrichment_failed'];
+const signer = new Signer(TEST_SECRET);
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server.close());
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Origin {
+  tenantId: string;
+  pageId: string;
+  audienceId: string;
+  pageLinkId: string;
+}
+
+/** A published page with an audience and a link to it: what a public page's token names. */
+async function publicPage(client: Client): Promise<Origin> {
+  const page = await client.post('/v0/pages', {
+    name: 'Spring launch',
+    pageContext: 'Tailor helps retailers grow.',
+    brandId: 'b',
+    actions: [{ buttonTitle: 'Talk to sales', actionType: 'form' }],
+    actionCardWidgets: [],
+    scripts: [],
+  });
+  expect(page.status, JSON.stringify(page.body)).toBe(201);
+  expect((await client.post(`/v0/pages/${page.body.pageId}/publish`)).status).toBe(200);
+  const audience = await client.post(`/v0/pages/${page.body.pageId}/audiences`, {});
+  expect(audience.status, JSON.stringify(audience.body)).toBe(201);
+  const link = await client.post('/v0/page_links', {
+    path: `/spring-${Math.random().toString(36).slice(2, 10)}`,
+    target: { targetType: 'audience', audienceId: audience.body.audienceId },
+  });
+  expect(link.status, JSON.stringify(link.body)).toBe(201);
+  return {
+    tenantId: client.tenantId,
+    pageId: page.body.pageId,
+    audienceId: audience.body.audienceId,
+    pageLinkId: link.body.pageLinkId,
+  };
+}
+
+function tokenFor(origin: Origin, expiresAt = Date.now() + TOKEN_VALID_MS, by = signer): string {
+  return issueToken(by, { ...origin, expiresAt });
+}
+
+/** A tenant with a public page and a subscription to the form events, delivered to a local receiver. */
+async function setup() {
+  const client = await server.newTenant();
+  const origin = await publicPage(client);
+  const hooks = await startReceiver();
+  cleanups.push(hooks.close);
+  const subscription = await client.post('/v0/webhook_subscriptions', {
+    url: hooks.url,
+    events: FORM_EVENTS,
+  });
+  expect(subscription.status, JSON.stringify(subscription.body)).toBe(201);
+  cleanups.push(() => client.delete(`/v0/webhook_subscriptions/${subscription.body.subscriptionId}`));
+  return { client, origin, token: tokenFor(origin), hooks };
+}
+
+function submit(body: unknown, headers?: Record<string, string>) {
+  return server.anonymous().post(FORMS, body, { headers });
+}
+
+/** Runs every job due now, and the jobs those enqueue, until nothing is left. */
+async function settle(worker: Worker = server.worker()): Promise<void> {
+  while ((await worker.drain()) > 0);
+}
+
+function submissionRow(id: string) {
+  return server.database.db
+    .selectFrom('form_submissions')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+async function storedCount(tenantId: string): Promise<{ submissions: number; events: number; jobs: number }> {
+  const { db } = server.database;
+  const count = async (table: 'form_submissions' | 'events' | 'jobs') => {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('tenant_id', '=', tenantId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  return {
+    submissions: await count('form_submissions'),
+    events: await count('events'),
+    jobs: await count('jobs'),
+  };
+}
+
+function eventsOf(hooks: { events(): { type: string; data: any }[] }, type: string) {
+  return hooks.events().filter((event) => event.type === type);
+}
+
+const domain = () => `co-${Math.random().toString(36).slice(2, 10)}.example`;
+
+describe('POST /v0/public/forms', () => {
+  it('stores the submission and delivers form.submitted with the submission', async () => {
+    const { origin, token, hooks } = await setup();
+    const fields = { name: 'Jane Doe', company: 'Acme', message: 'Call me' };
+    const before = Date.now();
+    const response = await submit({ token, email: `jane@${domain()}`, fields });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expectSchema(FormSubmissionAccepted, response.body);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    const { formSubmissionId, submittedAt } = response.body;
+    expect(Number(submittedAt.slice(1))).toBeGreaterThanOrEqual(before);
+
+    const row = await submissionRow(formSubmissionId);
+    expect(row).toMatchObject({
+      tenant_id: origin.tenantId,
+      page_id: origin.pageId,
+      audience_id: origin.audienceId,
+      page_link_id: origin.pageLinkId,
+      session_id: null,
+      enrichment_state: 'pending',
+      enrichment_failure: null,
+      person_id: null,
+      account_id: null,
+    });
+    expect(JSON.parse(String(row?.fields))).toEqual(fields);
+
+    await settle();
+    const [submitted] = eventsOf(hooks, 'form.submitted');
+    expectSchema(FormSubmittedData, submitted?.data);
+    expect(submitted?.data).toEqual({
+      formSubmissionId,
+      pageId: origin.pageId,
+      audienceId: origin.audienceId,
+      pageLinkId: origin.pageLinkId,
+      email: row?.email,
+      fields,
+      submittedAt,
+    });
+  });
+
+  it('accepts a text/plain body holding JSON (sendBeacon)', async () => {
+    const { token } = await setup();
+    const response = await server.anonymous().request('POST', FORMS, {
+      raw: JSON.stringify({ token, fields: { email: `sam@${domain()}` } }),
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect((await submissionRow(response.body.formSubmissionId))?.enrichment_state).toBe('pending');
+  });
+
+  it('takes the address from `email`, else from `fields.email`', async () => {
+    const { token } = await setup();
+    const fromField = await submit({ token, fields: { email: 'field@acme.example' } });
+    expect((await submissionRow(fromField.body.formSubmissionId))?.email).toBe('field@acme.example');
+    const both = await submit({ token, email: 'body@acme.example', fields: { email: 'field@acme.example' } });
+    expect((await submissionRow(both.body.formSubmissionId))?.email).toBe('body@acme.example');
+    const blank = await submit({ token, email: ' ', fields: { email: 'field@acme.example' } });
+    expect((await submissionRow(blank.body.formSubmissionId))?.email).toBe('field@acme.example');
+    const none = await submit({ token, fields: {} });
+    expect((await submissionRow(none.body.formSubmissionId))?.email).toBeNull();
+  });
+
+  it("counts the submission in the visitor's session", async () => {
+    const { client, origin, token } = await setup();
+    const sessionId = `session-${Math.random().toString(36).slice(2, 12)}`;
+    const response = await submit({ token, sessionId, fields: { email: `kim@${domain()}` } });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect((await submissionRow(response.body.formSubmissionId))?.session_id).toBe(sessionId);
+    const session = await server.database.db
+      .selectFrom('visit_sessions')
+      .select(['form_submits', 'audience_id'])
+      .where('tenant_id', '=', origin.tenantId)
+      .where('id', '=', sessionId)
+      .executeTakeFirst();
+    expect(session).toEqual({ form_submits: 1, audience_id: origin.audienceId });
+    const analytics = await client.get(`/v0/pages/${origin.pageId}/analytics/audiences`);
+    expect(analytics.status, JSON.stringify(analytics.body)).toBe(200);
+    expect(analytics.body.items[0]).toMatchObject({
+      totalSessions: 1,
+      formSubmitCount: 1,
+      conversionCount: 1,
+    });
+  });
+
+  it("accepts the token of a served page, sent as the page's own form sends it", async () => {
+    const { origin, hooks } = await setup();
+    const tenant = await server.database.db
+      .selectFrom('tenants')
+      .select('slug')
+      .where('id', '=', origin.tenantId)
+      .executeTakeFirstOrThrow();
+    const link = await server.database.db
+      .selectFrom('page_links')
+      .select('path')
+      .where('id', '=', origin.pageLinkId)
+      .executeTakeFirstOrThrow();
+    const page = await fetch(`${server.url}/p/${tenant.slug}${link.path}`);
+    expect(page.status).toBe(200);
+    const token = (await page.text()).match(/data-tailor-token="([^"]+)"/)?.[1];
+    expect(token).toBeDefined();
+    const email = `lee@${domain()}`;
+    const response = await submit({
+      token,
+      sessionId: crypto.randomUUID(),
+      email,
+      fields: { name: 'Lee Park', company: 'Park & Co', message: 'Hello' },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    await settle();
+    expect(eventsOf(hooks, 'form.enriched')[0]?.data.person).toMatchObject({ name: 'Lee Park', email });
+  });
+
+  it("stores the submission even when the session id is another page's session, without counting it", async () => {
+    const { client, origin, token } = await setup();
+    const other = await publicPage(client);
+    const sessionId = `elsewhere-${Math.random().toString(36).slice(2, 12)}`;
+    const started = await server.anonymous().post('/v0/public/events', {
+      token: tokenFor(other),
+      sessionId,
+      events: [{ type: 'session_start', at: Date.now() }],
+    });
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    const response = await submit({ token, sessionId, fields: { email: `pat@${domain()}` } });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    expect(await submissionRow(response.body.formSubmissionId)).toMatchObject({
+      audience_id: origin.audienceId,
+      session_id: sessionId,
+    });
+    const session = await server.database.db
+      .selectFrom('visit_sessions')
+      .select(['audience_id', 'form_submits'])
+      .where('tenant_id', '=', origin.tenantId)
+      .where('id', '=', sessionId)
+      .executeTakeFirst();
+    expect(session).toEqual({ audience_id: other.audienceId, form_submits: 0 });
+  });
+
+  describe('refuses, and stores nothing', () => {
+    type Context = Awaited<ReturnType<typeof setup>>;
+
+    /** A 400 naming `path`, and not a row, event or job more in the tenant the token names. */
+    async function expectRefused({ origin, hooks }: Context, body: unknown, path: string) {
+      const before = await storedCount(origin.tenantId);
+      const response = await submit(body);
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body).toMatchObject({ code: 'validation_failed', status: 400 });
+      expect(response.body.errors.map((error: { path: string }) => error.path)).toContain(path);
+      expect(await storedCount(origin.tenantId)).toEqual(before);
+      await settle();
+      expect(hooks.received).toHaveLength(0);
+    }
+
+    const fields = { email: 'jane@acme.example' };
+
+    it('a forged token', async () => {
+      const context = await setup();
+      const forged = tokenFor(
+        context.origin,
+        undefined,
+        new Signer('another-secret-another-secret-0123456789'),
+      );
+      await expectRefused(context, { token: forged, fields }, '/body/token');
+      await expectRefused(context, { token: 'not-a-token', fields }, '/body/token');
+      await expectRefused(context, { token: `${context.token}x`, fields }, '/body/token');
+    });
+
+    it('an altered token', async () => {
+      const context = await setup();
+      const { origin, token } = context;
+      const [, signature] = token.split('.');
+      const claims = { t: origin.tenantId, p: origin.pageId, a: origin.audienceId, l: origin.pageLinkId };
+      const later = Date.now() + 10 * TOKEN_VALID_MS;
+      const altered = Buffer.from(JSON.stringify({ ...claims, e: later })).toString('base64url');
+      await expectRefused(context, { token: `${altered}.${signature}`, fields }, '/body/token');
+    });
+
+    it('an expired token', async () => {
+      const context = await setup();
+      await expectRefused(
+        context,
+        { token: tokenFor(context.origin, Date.now() - 1000), fields },
+        '/body/token',
+      );
+    });
+
+    it('oversized fields', async () => {
+      const context = await setup();
+      const { token } = context;
+      await expectRefused(context, { token, fields: { message: 'x'.repeat(5001) } }, '/body/fields/message');
+      const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`field${i}`, 'x']));
+      await expectRefused(context, { token, fields: many }, '/body/fields');
+      await expectRefused(context, { token, fields: { ['n'.repeat(101)]: 'x' } }, '/body/fields');
+      await expectRefused(context, { token, fields: { count: 3 } }, '/body/fields/count');
+      const long = `${'a'.repeat(320)}@acme.example`;
+      await expectRefused(context, { token, email: long, fields: {} }, '/body/email');
+    });
+
+    it('unknown body fields, a missing `fields`, a malformed session id', async () => {
+      const context = await setup();
+      const { token } = context;
+      await expectRefused(context, { token, fields, name: 'Jane' }, '/body/name');
+      await expectRefused(context, { token }, '/body/fields');
+      await expectRefused(context, { token, fields, sessionId: 'short' }, '/body/sessionId');
+      await expectRefused(context, { token, fields, sessionId: 'has spaces in it' }, '/body/sessionId');
+    });
+  });
+});
+
+describe('enrichment', () => {
+  it('creates the person, links the account, logs the activity and delivers form.enriched', async () => {
+    const { client, origin, token, hooks } = await setup();
+    const company = domain();
+    const colleague = await client.post('/v0/persons', { name: 'Colleague', email: `boss@${company}` });
+    expect(colleague.status).toBe(201);
+    const accountId = (await client.get(`/v0/accounts/search?query=${company}`)).body.items[0].accountId;
+    expect((await client.get(`/v0/accounts/${accountId}`)).body.latestActivityAt).toBeNull();
+
+    const email = `Jane.Doe@${company.toUpperCase()}`;
+    const fields = { name: 'Jane Doe', message: 'Please call' };
+    const before = Date.now();
+    const response = await submit({ token, email, fields });
+    expect(response.status).toBe(201);
+    await settle();
+
+    const person = (await client.get(`/v0/persons?email=${encodeURIComponent(email)}`)).body.items[0];
+    expect(person).toMatchObject({ name: 'Jane Doe', email, domain: company });
+    const account = (await client.get(`/v0/accounts/${accountId}`)).body;
+    expectSchema(Account, account);
+    expect(account.linkedPersons.map((p: { personId: string }) => p.personId)).toContain(person.personId);
+    expect(Number(account.latestActivityAt.slice(1))).toBeGreaterThanOrEqual(before);
+
+    const logs = (await client.get(`/v0/persons/${person.personId}/logs`)).body.items;
+    expect(logs).toHaveLength(1);
+    expect(logs[0]).toMatchObject({ kind: 'activity' });
+    expect(logs[0].text).toContain(response.body.formSubmissionId);
+    expect(logs[0].text).toContain('Spring launch');
+    expect(logs[0].text).toContain('message: Please call');
+
+    const [enriched] = eventsOf(hooks, 'form.enriched');
+    expectSchema(FormEnrichedData, enriched?.data);
+    expect(enriched?.data).toEqual({
+      formSubmissionId: response.body.formSubmissionId,
+      person,
+      account: {
+        accountId,
+        domain: company,
+        name: null,
+        createdAt: account.createdAt,
+        updatedAt: account.updatedAt,
+        latestActivityAt: account.latestActivityAt,
+      },
+    });
+    expect(await submissionRow(response.body.formSubmissionId)).toMatchObject({
+      tenant_id: origin.tenantId,
+      enrichment_state: 'enriched',
+      enrichment_failure: null,
+      person_id: person.personId,
+      account_id: accountId,
+    });
+  });
+
+  it('finds an existing person by email, case-insensitively, and keeps their name', async () => {
+    const { client, token, hooks } = await setup();
+    const company = domain();
+    const existing = (await client.post('/v0/persons', { name: 'Robin Known', email: `robin@${company}` }))
+      .body;
+    const response = await submit({ token, email: `ROBIN@${company}`, fields: { name: 'Someone Else' } });
+    await settle();
+    const persons = await client.get(`/v0/persons?email=robin@${company}`);
+    expect(persons.body.totalCount).toBe(1);
+    expect(persons.body.items[0]).toMatchObject({ personId: existing.personId, name: 'Robin Known' });
+    expect(eventsOf(hooks, 'form.enriched')[0]?.data.person.personId).toBe(existing.personId);
+    expect((await submissionRow(response.body.formSubmissionId))?.person_id).toBe(existing.personId);
+  });
+
+  it('names a new person after the address when the form has no name', async () => {
+    const { client, token } = await setup();
+    const email = `mary-ann.smith+promo@${domain()}`;
+    await submit({ token, fields: { email } });
+    await settle();
+    const person = (await client.get(`/v0/persons?email=${encodeURIComponent(email)}`)).body.items[0];
+    expect(person.name).toBe('Mary Ann Smith');
+    expect(person.slug).toBe('mary-ann-smith');
+  });
+
+  it.each([
+    ['no_email', { fields: { name: 'Anonymous' } }],
+    ['no_email', { email: '   ', fields: {} }],
+    ['invalid_email', { fields: { email: 'not-an-address' } }],
+    ['invalid_email', { email: 'jane@localhost', fields: {} }],
+    ['free_mail_domain', { email: 'jane.doe@gmail.com', fields: {} }],
+    ['free_mail_domain', { fields: { email: 'jane.doe@Yahoo.co.uk' } }],
+    ['free_mail_domain', { fields: { email: 'someone@gmx.de' } }],
+  ])('fails with %s and delivers form.enrichment_failed (%j)', async (reason, body) => {
+    const { client, token, hooks } = await setup();
+    const response = await submit({ token, ...body });
+    expect(response.status, JSON.stringify(response.body)).toBe(201);
+    await settle();
+    const { formSubmissionId } = response.body;
+    const [failed] = eventsOf(hooks, 'form.enrichment_failed');
+    expectSchema(FormEnrichmentFailedData, failed?.data);
+    expect(failed?.data).toEqual({ formSubmissionId, reason });
+    expect(eventsOf(hooks, 'form.enriched')).toHaveLength(0);
+    expect(await submissionRow(formSubmissionId)).toMatchObject({
+      enrichment_state: 'failed',
+      enrichment_failure: reason,
+      person_id: null,
+    });
+    expect((await client.get('/v0/persons')).body.totalCount).toBe(0);
+  });
+
+  describe('with a provider that fails', () => {
+    function workerWith(provider: EnrichmentProvider): Worker {
+      const handlers = JOB_HANDLERS.map((handler) =>
+        handler.kind === 'form.enrich' ? (enrichmentJob(provider) as typeof handler) : handler,
+      );
+      return server.worker({ handlers });
+    }
+
+    const down: EnrichmentProvider = {
+      name: 'down',
+      enrich: async () => {
+        throw new Error('lookup service unavailable');
+      },
+    };
+
+    it('retries, then fails with provider_error', async () => {
+      const { client, token, hooks } = await setup();
+      const response = await submit({ token, email: `jane@${domain()}`, fields: {} });
+      const worker = workerWith(down);
+      await settle(worker);
+      const { formSubmissionId } = response.body;
+      expect((await submissionRow(formSubmissionId))?.enrichment_state).toBe('pending');
+      expect(eventsOf(hooks, 'form.enrichment_failed')).toHaveLength(0);
+
+      // Each retry waits longer; travelling a day ahead makes every remaining one due.
+      for (let attempt = 2; attempt <= 5; attempt++) await worker.drain(Date.now() + 24 * 60 * 60 * 1000);
+      await settle(worker);
+      expect(eventsOf(hooks, 'form.enrichment_failed').map((event) => event.data)).toEqual([
+        { formSubmissionId, reason: 'provider_error' },
+      ]);
+      expect(await submissionRow(formSubmissionId)).toMatchObject({
+        enrichment_state: 'failed',
+        enrichment_failure: 'provider_error',
+      });
+      expect((await client.get('/v0/persons')).body.totalCount).toBe(0);
+    });
+
+    it('enriches on a later attempt once the provider is back', async () => {
+      const { token, hooks } = await setup();
+      let calls = 0;
+      const flaky: EnrichmentProvider = {
+        name: 'flaky',
+        async enrich(request) {
+          calls++;
+          if (calls === 1) throw new Error('timeout');
+          return { outcome: 'identified', submitter: { email: String(request.email), name: 'Back Again' } };
+        },
+      };
+      const response = await submit({ token, email: `back@${domain()}`, fields: {} });
+      const worker = workerWith(flaky);
+      await settle(worker);
+      await worker.drain(Date.now() + 60_000);
+      await settle(worker);
+      expect(calls).toBe(2);
+      expect((await submissionRow(response.body.formSubmissionId))?.enrichment_state).toBe('enriched');
+      expect(eventsOf(hooks, 'form.enriched')[0]?.data.person.name).toBe('Back Again');
+    });
+  });
+});
+
+describe('tenants', () => {
+  it("a submission belongs to its token's tenant only", async () => {
+    const first = await setup();
+    const second = await setup();
+    const email = `shared@${domain()}`;
+    const response = await submit({ token: first.token, email, fields: {} });
+    await settle();
+
+    const row = await submissionRow(response.body.formSubmissionId);
+    expect(row?.tenant_id).toBe(first.origin.tenantId);
+    expect((await first.client.get(`/v0/persons?email=${email}`)).body.totalCount).toBe(1);
+    expect((await second.client.get(`/v0/persons?email=${email}`)).body.totalCount).toBe(0);
+    expect(first.hooks.events().map((event) => event.type)).toEqual(['form.submitted', 'form.enriched']);
+    expect(second.hooks.received).toHaveLength(0);
+    expect((await storedCount(second.origin.tenantId)).submissions).toBe(0);
+  });
+
+  it("the same address in two tenants makes two persons, each in their tenant's account", async () => {
+    const first = await setup();
+    const second = await setup();
+    const email = `twice@${domain()}`;
+    await submit({ token: first.token, email, fields: {} });
+    await submit({ token: second.token, email, fields: {} });
+    await settle();
+    const one = eventsOf(first.hooks, 'form.enriched')[0]?.data;
+    const two = eventsOf(second.hooks, 'form.enriched')[0]?.data;
+    expect(one.person.personId).not.toBe(two.person.personId);
+    expect(one.account.accountId).not.toBe(two.account.accountId);
+    expect((await second.client.get(`/v0/persons/${one.person.personId}`)).status).toBe(404);
+  });
+});
+
+describe('crashes', () => {
+  it('a submission acknowledged before a crash is enriched by another worker once the lease runs out', async () => {
+    const { client, token, hooks } = await setup();
+    const email = `survivor@${domain()}`;
+    const response = await submit({ token, email, fields: { name: 'Sam Survivor' } });
+    expect(response.status).toBe(201);
+    const now = Date.now();
+    const { db, dialect } = server.database;
+    // A worker takes every due job, enrichment included, and dies without finishing any.
+    const leased = await claimJobs(db, dialect, 'worker_that_died', 1000, now, 10_000);
+    expect(leased.some((job) => job.kind === 'form.enrich')).toBe(true);
+
+    const survivor = server.worker();
+    await survivor.drain(now);
+    expect((await submissionRow(response.body.formSubmissionId))?.enrichment_state).toBe('pending');
+    await survivor.drain(now + 11_000);
+    await settle(survivor);
+
+    expect((await submissionRow(response.body.formSubmissionId))?.enrichment_state).toBe('enriched');
+    expect((await client.get(`/v0/persons?email=${email}`)).body.items[0]?.name).toBe('Sam Survivor');
+    expect(
+      hooks
+        .events()
+        .map((event) => event.type)
+        .sort(),
+    ).toEqual(['form.enriched', 'form.submitted']);
+  });
+
+  it('an enrichment that runs again after it finished changes nothing and emits nothing', async () => {
+    const { client, token, hooks } = await setup();
+    const response = await submit({ token, email: `again@${domain()}`, fields: {} });
+    await settle();
+    const { formSubmissionId } = response.body;
+    const person = (await submissionRow(formSubmissionId))?.person_id;
+    const handler = enrichmentJob({
+      name: 'should-not-be-asked',
+      enrich: () => Promise.reject(new Error('asked about a settled submission')),
+    });
+    const tenantDb = new TenantDb(client.tenantId, server.database.db, server.database.dialect);
+    await handler.run(
+      {
+        id: 'job_x',
+        tenantId: client.tenantId,
+        payload: { formSubmissionId },
+        attempt: 1,
+        maxAttempts: 5,
+        db: tenantDb,
+      },
+      { ...server.jobContext, now: Date.now() },
+    );
+    await settle();
+    expect(hooks.events().map((event) => event.type)).toEqual(['form.submitted', 'form.enriched']);
+    expect((await client.get(`/v0/persons/${person}/logs`)).body.items).toHaveLength(1);
+  });
+});
