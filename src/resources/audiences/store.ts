@@ -190,6 +190,11 @@ export async function listVersions(
 }
 
 export async function audienceIdsOf(db: TenantDb, pageId: string): Promise<string[]> {
-  const rows = await db.selectFrom('audiences').select('id').where('page_id', '=', pageId).orderBy('id', 'desc').execute();
+  const rows = await db
+    .selectFrom('audiences')
+    .select('id')
+    .where('page_id', '=', pageId)
+    .orderBy('id', 'desc')
+    .execute();
   return rows.map((row) => row.id);
 }
