@@ -1,4 +1,93 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import type { Api } from '../http/types.ts';
+import { resolveImageUrls } from './images.ts';
+import { resolvePageView } from './page-view.ts';
+import { imageRefsOf, renderNotFound, renderPage } from './render.ts';
+import { issueToken, TOKEN_VALID_MS } from './token.ts';
+import { TRACKER_SCRIPT, TRACKER_VERSION } from './tracker.ts';
 
-/** Public pages at /p/{tenantSlug}/{path} and the tracking script. */
-export async function pageRoutes(_app: Api): Promise<void> {}
+const TRACKER_PATH = '/v0/public/tracker.js';
+/** Relative, so that the page works behind whatever host serves it. */
+const TRACKER_SRC = `${TRACKER_PATH}?v=${TRACKER_VERSION}`;
+const TRACKER_ETAG = `"${TRACKER_VERSION}"`;
+/** Long enough to spare repeat visitors the download, short enough for a fix to spread within the hour. */
+const TRACKER_MAX_AGE_S = 3600;
+const NOT_FOUND_PAGE = renderNotFound();
+
+const PageParams = Type.Object({ tenantSlug: Type.String(), '*': Type.Optional(Type.String()) });
+
+/**
+ * Headers of every page: no sniffing, no full URL (with its personalized path) sent to other
+ * sites. No Content-Security-Policy: the tenant's scripts must run. Never cached: the page carries
+ * a fresh token and image links that expire within the hour.
+ */
+function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Referrer-Policy', 'strict-origin-when-cross-origin')
+    .header('Cache-Control', 'no-store')
+    .send(body);
+}
+
+async function servePage(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  tenantSlug: string,
+  rest: string,
+): Promise<FastifyReply> {
+  const { server } = request;
+  // A trailing slash is forgiven: link paths never end with one.
+  const view = await resolvePageView(server.database, tenantSlug, `/${rest.replace(/\/+$/, '')}`);
+  if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE);
+  const images = await resolveImageUrls(view.db, server, imageRefsOf(view));
+  const token = issueToken(server.signer, {
+    tenantId: view.tenant.tenantId,
+    pageId: view.page.pageId,
+    audienceId: view.audience.audienceId,
+    pageLinkId: view.link.pageLinkId,
+    expiresAt: Date.now() + TOKEN_VALID_MS,
+  });
+  return sendHtml(reply, 200, renderPage({ view, images, token, trackerSrc: TRACKER_SRC }));
+}
+
+/** Public pages at /p/{tenantSlug}/{path} and the tracking script they load. */
+export async function pageRoutes(app: Api): Promise<void> {
+  app.get(
+    TRACKER_PATH,
+    {
+      schema: {
+        tags: ['Public'],
+        summary: 'The tracking script of public pages',
+        description:
+          'JavaScript that public pages load: it reports the session to POST /v0/public/events and submits the action form to POST /v0/public/forms. Needs no API key; cacheable, with an ETag.',
+        security: [],
+        response: {
+          200: Type.String({ description: 'The script' }),
+          304: Type.Null({ description: 'Not modified: the copy the client has is current' }),
+        },
+      },
+    },
+    (request, reply) => {
+      reply
+        .header('Cache-Control', `public, max-age=${TRACKER_MAX_AGE_S}`)
+        .header('ETag', TRACKER_ETAG)
+        .header('X-Content-Type-Options', 'nosniff');
+      if (request.headers['if-none-match'] === TRACKER_ETAG) {
+        reply.code(304).send(null);
+        return;
+      }
+      reply.type('text/javascript; charset=utf-8').send(TRACKER_SCRIPT);
+    },
+  );
+
+  // Pages are HTML for visitors, not API operations: they stay out of the OpenAPI document.
+  app.get('/p/:tenantSlug', { schema: { hide: true, params: PageParams } }, (request, reply) =>
+    servePage(request, reply, request.params.tenantSlug, ''),
+  );
+  app.get('/p/:tenantSlug/*', { schema: { hide: true, params: PageParams } }, (request, reply) =>
+    servePage(request, reply, request.params.tenantSlug, request.params['*'] ?? ''),
+  );
+}

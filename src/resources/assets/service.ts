@@ -8,6 +8,7 @@ import type { Asset, AssetCreate } from './schema.ts';
 import {
   type AssetFilter,
   type AssetRow,
+  filesOfAssets,
   findAsset,
   insertAsset,
   listAssets,
@@ -155,4 +156,12 @@ export async function listTrashedAssets(
   page: PageRequest,
 ): Promise<Page<Asset>> {
   return presentPage(db, signer, await listTrash(db, filter, page));
+}
+
+/**
+ * The file behind each asset, for showing assets on public pages. A deleted asset has none (its API
+ * answer has no links); a trashed one still has its file, since the trash can be undone.
+ */
+export function assetFiles(db: TenantDb, assetIds: string[]): Promise<Map<string, string>> {
+  return filesOfAssets(db, assetIds);
 }

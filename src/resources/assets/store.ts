@@ -157,3 +157,15 @@ export async function fileInUse(db: Kysely<DB>, tenantId: string, fileId: string
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The file of each asset that is not deleted, in one query. */
+export async function filesOfAssets(db: TenantDb, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('assets')
+    .select(['id', 'file_id'])
+    .where('id', 'in', [...new Set(ids)])
+    .where('lifecycle_state', '!=', 'deleted')
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.file_id]));
+}

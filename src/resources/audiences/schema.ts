@@ -34,7 +34,7 @@ export const VersionContent = Type.Object({
       actionId: Type.String(),
       buttonTitle: Type.String(),
       purpose: Type.String(),
-      url: Type.String(),
+      url: Type.String(SAFE_URL),
     }),
   ),
   metadata: PageMetadata,
