@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getTenant } from '../../src/resources/tenants/service.ts';
 import { uploadImage } from '../helpers/images.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -61,7 +63,7 @@ async function ok(response: Promise<{ status: number; body: any }>, status = 200
 }
 
 /** A published, personalized page with a link, with injection attempts in its fields. */
-async function publishedPage(): Promise<string> {
+async function publishedPage(): Promise<{ url: string; pageId: string; audienceId: string }> {
   const logos = await Promise.all(
     [
       ['Globex', '#2563eb'],
@@ -134,7 +136,7 @@ async function publishedPage(): Promise<string> {
     201,
   );
   const { slug } = await getTenant(server.database.db, api.tenantId);
-  return `${server.url}/p/${slug}/spring/jane`;
+  return { url: `${server.url}/p/${slug}/spring/jane`, pageId: page.pageId, audienceId: audience.audienceId };
 }
 
 /** Signed file links name the configured public URL, which has no port in tests: send them to this server. */
@@ -146,9 +148,17 @@ async function routeFileLinks(page: Page): Promise<void> {
 
 describe('a public page in Chromium', () => {
   it.skipIf(!hasChromium)(
-    'renders, runs no injected markup, reports the session and submits the form',
+    'renders, runs no injected markup, reports the session and submits the form; analytics and webhooks follow',
     async () => {
-      const url = await publishedPage();
+      const receiver = await startReceiver();
+      const subscription = await ok(
+        api.post('/v0/webhook_subscriptions', {
+          url: receiver.url,
+          events: ['form.submitted', 'form.enriched'],
+        }),
+        201,
+      );
+      const { url, pageId, audienceId } = await publishedPage();
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
       await routeFileLinks(page);
@@ -248,6 +258,48 @@ describe('a public page in Chromium', () => {
         },
       ]);
 
+      // Leaving the page flushes the last batch; then the visit shows in the analytics.
+      await context.close();
+      await expect
+        .poll(
+          async () =>
+            (await api.get(`/v0/pages/${pageId}/analytics/audiences`)).body.items.find(
+              (item: { audienceId: string }) => item.audienceId === audienceId,
+            )?.avgTimeSpentSeconds > 0,
+          { timeout: 10_000 },
+        )
+        .toBe(true);
+      const [metrics] = (await api.get(`/v0/pages/${pageId}/analytics/audiences`)).body.items;
+      expect(metrics).toMatchObject({
+        audienceId,
+        totalSessions: 1,
+        avgScrollDepthPercentage: 100,
+        bounceRate: 0,
+        bounceCount: 0,
+        bounceEligibleSessions: 1,
+        conversionRate: 1,
+        conversionCount: 1,
+        ctaSessions: 1,
+        formSubmitRate: 1,
+        formSubmitCount: 1,
+      });
+      expect(metrics.avgInteractionsPerSession).toBeGreaterThanOrEqual(1);
+
+      // Enrichment runs in the background; both form events reach the receiver, signed.
+      await server.worker().drain();
+      await server.worker().drain();
+      const verifier = new Webhook(subscription.secret);
+      const delivered = receiver.received.map((entry) =>
+        verifier.verify(entry.body, entry.headers as Record<string, string>),
+      ) as { type: string; data: Record<string, any> }[];
+      expect(delivered.map((event) => event.type).sort()).toEqual(['form.enriched', 'form.submitted']);
+      const submitted = delivered.find((event) => event.type === 'form.submitted');
+      expect(submitted?.data).toMatchObject({ audienceId, pageId, email: 'jane@globex.example' });
+      const enriched = delivered.find((event) => event.type === 'form.enriched');
+      expect(enriched?.data.person).toMatchObject({ name: 'Jane Doe', email: 'jane@globex.example' });
+      expect(enriched?.data.account).toMatchObject({ domain: 'globex.example' });
+      await receiver.close();
+
       const mobile = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
       const phone = await mobile.newPage();
       await routeFileLinks(phone);
@@ -255,7 +307,6 @@ describe('a public page in Chromium', () => {
       expect(await phone.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
       await phone.screenshot({ path: MOBILE_SCREENSHOT, fullPage: true });
       await mobile.close();
-      await context.close();
     },
     60_000,
   );
