@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
 import type { AccountsTable } from '../../db/schema.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 
@@ -72,14 +72,16 @@ export async function searchAccounts(
       sql<boolean>`NOT EXISTS (SELECT 1 FROM persons p WHERE p.account_id = accounts.id)`,
     );
   }
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    matching
-      .select([...COLUMNS, latestActivity.as('latest_activity_at'), linkedCount.as('linked_persons_count')])
-      .$if(after !== undefined, (q) => q.where('accounts.id', '<', String(after)))
-      .orderBy('accounts.id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(
+      matching.select([
+        ...COLUMNS,
+        latestActivity.as('latest_activity_at'),
+        linkedCount.as('linked_persons_count'),
+      ]),
+      'accounts.id',
+      page,
+    ),
     // Unfiltered, the total is the tenant's counter: no count over every account.
     filter.query || filter.emptyOnly ? db.countRows(matching) : db.rowCount('accounts'),
   ]);

@@ -1,5 +1,5 @@
 import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
 import type { DB } from '../../db/schema.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { AssetLifecycleState, AssetsTable } from './tables.ts';
@@ -72,17 +72,11 @@ export async function listAssets(
   page: PageRequest,
 ): Promise<Page<AssetRow>> {
   const assets = matching(db, state, filter);
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    assets
-      .select(COLUMNS)
-      .$if(after !== undefined, (q) => q.where('assets.id', '<', String(after)))
-      .orderBy('assets.id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
-    assets.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    descendingAfter(assets.select(COLUMNS), 'assets.id', page),
+    db.countRows(assets),
   ]);
-  return pageOf(rows, page, (row) => [row.id], Number(total.n));
+  return pageOf(rows, page, (row) => [row.id], total);
 }
 
 /** Trashed assets, most recently trashed first (ties by id, newest first). */
@@ -105,9 +99,9 @@ export async function listTrash(
       .orderBy('assets.id', 'desc')
       .limit(page.limit + 1)
       .execute(),
-    assets.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db.countRows(assets),
   ]);
-  return pageOf(rows, page, (row) => [row.trashed_at ?? 0, row.id], Number(total.n));
+  return pageOf(rows, page, (row) => [row.trashed_at ?? 0, row.id], total);
 }
 
 /*

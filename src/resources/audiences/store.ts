@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { AudiencesTable, AudienceVersionsTable } from './tables.ts';
 
@@ -106,14 +106,8 @@ export async function listAudiences(
   pageId: string,
   page: PageRequest,
 ): Promise<Page<AudienceWithPerson>> {
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    withPerson(db)
-      .where('audiences.page_id', '=', pageId)
-      .$if(after !== undefined, (q) => q.where('audiences.id', '<', String(after)))
-      .orderBy('audiences.id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(withPerson(db).where('audiences.page_id', '=', pageId), 'audiences.id', page),
     db.countRows(db.selectFrom('audiences').where('page_id', '=', pageId)),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);
@@ -176,14 +170,8 @@ export async function listVersions(
   page: PageRequest,
 ): Promise<Page<VersionRow>> {
   const matching = db.selectFrom('audience_versions').where('audience_id', '=', audienceId);
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    matching
-      .select(VERSION_COLUMNS)
-      .$if(after !== undefined, (q) => q.where('version_number', '<', Number(after)))
-      .orderBy('version_number', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(matching.select(VERSION_COLUMNS), 'version_number', page),
     db.countRows(matching),
   ]);
   return pageOf(rows, page, (row) => [row.version_number], total);

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PageLinksTable } from './tables.ts';
 
@@ -45,14 +45,8 @@ export async function listPageLinks(
 ): Promise<Page<PageLinkRow>> {
   let matching = db.selectFrom('page_links').where('deleted_at', 'is', null);
   if (filter.audienceId) matching = matching.where('audience_id', '=', filter.audienceId);
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    matching
-      .select(COLUMNS)
-      .$if(after !== undefined, (q) => q.where('id', '<', String(after)))
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(matching.select(COLUMNS), 'id', page),
     db.countRows(matching),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);

@@ -1,6 +1,6 @@
 import { type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from '../../db/connection.ts';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PageStatus, PagesTable } from './tables.ts';
 
@@ -69,14 +69,8 @@ export async function listPages(
   page: PageRequest,
 ): Promise<Page<PageRowWithCounts>> {
   const matching = livePages(db, filter);
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    matching
-      .select([...COLUMNS, audiencesCount.as('audiences_count')])
-      .$if(after !== undefined, (q) => q.where('pages.id', '<', String(after)))
-      .orderBy('pages.id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(matching.select([...COLUMNS, audiencesCount.as('audiences_count')]), 'pages.id', page),
     db.countRows(matching),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
 import type { PersonLogsTable } from '../../db/schema.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 
@@ -30,14 +30,8 @@ export async function listLogs(
   page: PageRequest,
 ): Promise<Page<PersonLogRow>> {
   const matching = db.selectFrom('person_logs').where('person_id', '=', personId);
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    matching
-      .select(COLUMNS)
-      .$if(after !== undefined, (q) => q.where('id', '<', String(after)))
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(matching.select(COLUMNS), 'id', page),
     db.countRows(matching),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);

@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
 import type { PersonsTable } from '../../db/schema.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 
@@ -71,14 +71,8 @@ export async function listPersons(
 ): Promise<Page<PersonRow>> {
   let matching = db.selectFrom('persons');
   if (filter.emailKey !== undefined) matching = matching.where('email_key', '=', filter.emailKey);
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    matching
-      .select(COLUMNS)
-      .$if(after !== undefined, (q) => q.where('id', '<', String(after)))
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(matching.select(COLUMNS), 'id', page),
     filter.emailKey !== undefined ? db.countRows(matching) : db.rowCount('persons'),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);

@@ -97,22 +97,17 @@ export async function searchTopics(
       })
       .limit(page.limit + 1)
       .execute(),
-    matching.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+    db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.sort_order, row.id], Number(total.n));
+  return pageOf(rows, page, (row) => [row.sort_order, row.id], total);
 }
 
 export async function insertEntry(db: TenantDb, row: TopicEntryRow): Promise<void> {
   await db.insertInto('topic_entries', row).execute();
 }
 
-export async function countEntries(db: TenantDb, topicId: string): Promise<number> {
-  const row = await db
-    .selectFrom('topic_entries')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('topic_id', '=', topicId)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export function countEntries(db: TenantDb, topicId: string): Promise<number> {
+  return db.countRows(db.selectFrom('topic_entries').where('topic_id', '=', topicId));
 }
 
 export function findEntry(db: TenantDb, topicId: string, id: string): Promise<TopicEntryRow | undefined> {

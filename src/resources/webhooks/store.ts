@@ -1,5 +1,5 @@
 import type { Selectable, Updateable } from 'kysely';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { EventsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './tables.ts';
 
@@ -116,14 +116,8 @@ export async function deleteSubscription(db: TenantDb, id: string): Promise<bool
 
 export async function listSubscriptions(db: TenantDb, page: PageRequest): Promise<Page<SubscriptionRow>> {
   const matching = db.selectFrom('webhook_subscriptions');
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    matching
-      .select(SUBSCRIPTION_COLUMNS)
-      .$if(after !== undefined, (q) => q.where('id', '<', String(after)))
-      .orderBy('id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(matching.select(SUBSCRIPTION_COLUMNS), 'id', page),
     db.countRows(matching),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);
@@ -159,15 +153,14 @@ export async function listDeliveries(
   page: PageRequest,
 ): Promise<Page<DeliveryWithEvent>> {
   const matching = db.selectFrom('webhook_deliveries').where('subscription_id', '=', subscriptionId);
-  const after = page.after?.[0];
   const [rows, total] = await Promise.all([
-    matching
-      .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
-      .select([...DELIVERY_COLUMNS, 'events.type as event_type'])
-      .$if(after !== undefined, (q) => q.where('webhook_deliveries.id', '<', String(after)))
-      .orderBy('webhook_deliveries.id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    descendingAfter(
+      matching
+        .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+        .select([...DELIVERY_COLUMNS, 'events.type as event_type']),
+      'webhook_deliveries.id',
+      page,
+    ),
     db.countRows(matching),
   ]);
   return pageOf(rows, page, (row) => [row.id], total);
