@@ -65,11 +65,12 @@ export const builtInPersonalizer: Personalizer = {
   name: 'built-in',
   async personalize({ page, audience, person, account, topics }) {
     const company = account ? (account.name ?? account.domain) : undefined;
+    // The name, not the title: a title often carries a site suffix ("… | Brand") made for the tab.
     const firstName = person?.name.split(/\s+/)[0];
     const headline = company
-      ? `${firstName ? `${firstName}, here` : 'Here'} is ${page.title} for ${company}`
+      ? `${firstName ? `${firstName}, here` : 'Here'} is ${page.name} for ${company}`
       : firstName
-        ? `${firstName}, ${page.title}`
+        ? `${firstName}, ${page.name}`
         : page.title;
     const why = [page.pageContext, audience.supplementaryContext].filter(Boolean).join('\n\n');
     const sections = [
