@@ -35,7 +35,10 @@ const MAX_ACCENT_LUMINANCE = 0.3;
  * was generated show at once.
  */
 export function pageMetadata(view: PageView): PageMetadata {
-  return { ...view.content.metadata, ...view.audience.effectiveMetadata };
+  const metadata = { ...view.content.metadata, ...view.audience.effectiveMetadata };
+  // A page written for one named person is not for search engines unless the tenant says otherwise.
+  if (!metadata.robots && view.audience.personId) metadata.robots = ['noindex', 'nofollow'];
+  return metadata;
 }
 
 /** Every file and asset the page shows, to be resolved together. */

@@ -320,6 +320,22 @@ describe('GET /p/{tenantSlug}/{path}', () => {
   });
 });
 
+describe('search engines', () => {
+  it('keep out of a page made for a named person unless the metadata says otherwise', async () => {
+    const person = ok(await api.post('/v0/persons', { name: 'Private Person' }), 201).body;
+    const personal = await publishPage({}, { personId: person.personId }, { personalize: false });
+    expect((await visit(personal.url)).body).toContain('<meta name="robots" content="noindex, nofollow">');
+    const chosen = await publishPage(
+      {},
+      { personId: person.personId, metadataOverride: { robots: ['index', 'follow'] } },
+      { personalize: false },
+    );
+    expect((await visit(chosen.url)).body).toContain('<meta name="robots" content="index, follow">');
+    const general = await publishPage({}, {}, { personalize: false });
+    expect((await visit(general.url)).body).not.toContain('name="robots"');
+  });
+});
+
 describe('addresses that show nothing answer a styled 404 page', () => {
   async function expectNotFound(url: string) {
     const response = await visit(url, 404);
