@@ -1,0 +1,119 @@
+/**
+ * The audience analytics endpoint over a page with many sessions.
+ *
+ *   npx tsx bench/analytics.ts [sessions]            # SQLite in a temp dir
+ *   DATABASE_URL=postgres://… TAILOR_SECRET=… npx tsx bench/analytics.ts [sessions]
+ *
+ * Seeds one page with 10 audiences and `sessions` sessions (default 1,000,000) spread over the last
+ * 90 days, written straight into the tables with the hourly rollups the ingestion keeps, then drives
+ * the endpoint with autocannon for a few periods. Prints one line per scenario.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { sql } from 'kysely';
+import { buildApp } from '../src/app.ts';
+import { openDatabase } from '../src/db/connection.ts';
+import { migrateToLatest } from '../src/db/migrate.ts';
+import { TenantDb } from '../src/db/tenant-db.ts';
+import { createAudience } from '../src/resources/audiences/service.ts';
+import { LocalDiskStorage } from '../src/resources/files/storage.ts';
+import { createPage } from '../src/resources/pages/service.ts';
+import { createTenant } from '../src/resources/tenants/service.ts';
+import { Signer } from '../src/signing.ts';
+
+const total = Number(process.argv[2] ?? 1_000_000);
+const BATCH = 1000;
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bench-'));
+const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
+await migrateToLatest(database);
+const tenant = await createTenant(database.db, database.dialect, { name: `Analytics bench ${Date.now()}` });
+const db = new TenantDb(tenant.tenantId, database.db, database.dialect);
+const page = await createPage(db, {
+  name: 'Bench',
+  pageContext: 'Bench.',
+  brandId: 'b',
+  actions: [],
+  actionCardWidgets: [],
+  scripts: [],
+});
+const audiences: string[] = [];
+for (let i = 0; i < 10; i++) audiences.push((await createAudience(db, page.pageId, {})).audienceId);
+
+const now = Date.now();
+const seedStart = Date.now();
+for (let done = 0; done < total; done += BATCH) {
+  const rows = Array.from({ length: Math.min(BATCH, total - done) }, (_, i) => {
+    const n = done + i;
+    return {
+      tenant_id: tenant.tenantId,
+      id: `bench-session-${n}`,
+      page_id: page.pageId,
+      audience_id: audiences[n % audiences.length] as string,
+      page_link_id: 'pagelink_bench',
+      started_at: now - Math.floor((n / total) * 90 * DAY),
+      last_event_at: now,
+      interactions: n % 4,
+      cta_clicks: n % 7 === 0 ? 1 : 0,
+      form_submits: n % 29 === 0 ? 1 : 0,
+      max_scroll_depth: n % 101,
+      time_spent_ms: (n % 60) * 1000,
+    };
+  });
+  await database.db.insertInto('visit_sessions').values(rows).execute();
+}
+// The rollups the ingestion keeps, built in one pass.
+await sql`INSERT INTO audience_hourly_stats
+  SELECT tenant_id, audience_id, (started_at / ${HOUR}) * ${HOUR}, count(*), sum(interactions), sum(max_scroll_depth),
+    sum(time_spent_ms),
+    sum(CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < 10000 THEN 1 ELSE 0 END),
+    sum(CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END),
+    sum(CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END), sum(CASE WHEN form_submits > 0 THEN 1 ELSE 0 END)
+  FROM visit_sessions WHERE tenant_id = ${tenant.tenantId} GROUP BY tenant_id, audience_id, (started_at / ${HOUR}) * ${HOUR}`.execute(
+  database.db,
+);
+await sql
+  .raw(database.dialect.name === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
+  .execute(database.db);
+const seedSeconds = (Date.now() - seedStart) / 1000;
+
+const app = await buildApp({
+  database,
+  signer: new Signer('bench-secret-bench-secret-bench-secret-00'),
+  storage: new LocalDiskStorage(path.join(dataDir, 'files')),
+  publicUrl: 'http://127.0.0.1',
+  rateLimitRps: 0,
+});
+const url = await app.listen({ host: '127.0.0.1', port: 0 });
+const iso = (ms: number) => new Date(ms).toISOString();
+const base = `${url}/v0/pages/${page.pageId}/analytics/audiences`;
+const scenarios: [string, string][] = [
+  ['default period (30 days)', base],
+  [
+    '90 days, minute-aligned edges',
+    `${base}?startDate=${iso(now - 90 * DAY + 17 * 60_000)}&endDate=${iso(now - 13 * 60_000)}`,
+  ],
+  ['one day', `${base}?startDate=${iso(now - 2 * DAY)}&endDate=${iso(now - DAY)}`],
+];
+
+console.log(`database: ${database.dialect.name}; sessions: ${total}; seeded in ${seedSeconds.toFixed(1)} s`);
+for (const [name, target] of scenarios) {
+  const result = await autocannon({
+    url: target,
+    headers: { 'x-api-key': tenant.apiKey },
+    connections: 10,
+    duration: 5,
+  });
+  console.log(
+    `${name}: ${result.requests.average.toFixed(0)} req/s, latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, errors ${result.errors + result.non2xx}`,
+  );
+}
+console.log(`rss: ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB`);
+
+await app.close();
+await database.close();
+fs.rmSync(dataDir, { recursive: true, force: true });
