@@ -67,13 +67,14 @@ for (let done = 0; done < total; done += BATCH) {
   await database.db.insertInto('visit_sessions').values(rows).execute();
 }
 // The rollups the ingestion keeps, built in one pass.
+const hour = sql.raw(`(started_at / ${HOUR}) * ${HOUR}`);
 await sql`INSERT INTO audience_hourly_stats
-  SELECT tenant_id, audience_id, (started_at / ${HOUR}) * ${HOUR}, count(*), sum(interactions), sum(max_scroll_depth),
+  SELECT tenant_id, audience_id, ${hour}, count(*), sum(interactions), sum(max_scroll_depth),
     sum(time_spent_ms),
     sum(CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < 10000 THEN 1 ELSE 0 END),
     sum(CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END),
     sum(CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END), sum(CASE WHEN form_submits > 0 THEN 1 ELSE 0 END)
-  FROM visit_sessions WHERE tenant_id = ${tenant.tenantId} GROUP BY tenant_id, audience_id, (started_at / ${HOUR}) * ${HOUR}`.execute(
+  FROM visit_sessions WHERE tenant_id = ${tenant.tenantId} GROUP BY tenant_id, audience_id, ${hour}`.execute(
   database.db,
 );
 await sql

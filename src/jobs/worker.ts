@@ -57,6 +57,8 @@ export class Worker {
   private readonly pollMs: number;
   private readonly leaseMs: number;
   private readonly running = new Set<Promise<void>>();
+  /** Scheduled tasks whose row this worker has made sure of; one insert each, not one per poll. */
+  private readonly scheduled = new Set<string>();
   private stopped = true;
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
@@ -141,7 +143,10 @@ export class Worker {
 
   private async startSchedule(task: ScheduledTask, now: number): Promise<boolean> {
     const { db } = this.options.context.database;
-    await ensureSchedule(db, task.name, now);
+    if (!this.scheduled.has(task.name)) {
+      await ensureSchedule(db, task.name, now);
+      this.scheduled.add(task.name);
+    }
     if (!(await claimSchedule(db, task.name, this.id, now, this.leaseMs))) return false;
     this.track(
       this.withLease(

@@ -21,7 +21,7 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
   await db.schema
     .createIndex('visit_sessions_by_audience')
     .on('visit_sessions')
-    .columns(['audience_id', 'started_at'])
+    .columns(['tenant_id', 'audience_id', 'started_at'])
     .execute();
 
   await db.schema
