@@ -1,9 +1,7 @@
-import { TenantDb } from '../db/tenant-db.ts';
-import { invalidField } from '../errors.ts';
 import type { Api } from '../http/types.ts';
 import { EventBatch, EventsAccepted } from '../resources/sessions/schema.ts';
 import { recordSessionEvents } from '../resources/sessions/service.ts';
-import { readToken } from './token.ts';
+import { requireToken } from './token.ts';
 
 /** POST /v0/public/events: batches of session events from the tracking script. */
 export async function eventRoutes(app: Api): Promise<void> {
@@ -22,9 +20,7 @@ export async function eventRoutes(app: Api): Promise<void> {
     },
     async (request) => {
       const { token: value, sessionId, events } = request.body;
-      const token = readToken(app.signer, value, Date.now());
-      if (!token) throw invalidField('/body/token', 'is not a valid, unexpired page token');
-      const db = new TenantDb(token.tenantId, app.database.db, app.database.dialect);
+      const { token, db } = requireToken(app, value);
       const visit = {
         sessionId,
         pageId: token.pageId,

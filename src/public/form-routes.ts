@@ -1,10 +1,8 @@
-import { TenantDb } from '../db/tenant-db.ts';
-import { invalidField } from '../errors.ts';
 import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { FormSubmissionAccepted, FormSubmissionCreate } from '../resources/forms/schema.ts';
 import { submitForm } from '../resources/forms/service.ts';
-import { readToken } from './token.ts';
+import { requireToken } from './token.ts';
 
 /** POST /v0/public/forms: the action form of a public page. */
 export async function formRoutes(app: Api): Promise<void> {
@@ -23,9 +21,7 @@ export async function formRoutes(app: Api): Promise<void> {
     },
     async (request, reply) => {
       const { token: value, ...submission } = request.body;
-      const token = readToken(app.signer, value, Date.now());
-      if (!token) throw invalidField('/body/token', 'is not a valid, unexpired page token');
-      const db = new TenantDb(token.tenantId, app.database.db, app.database.dialect);
+      const { token, db } = requireToken(app, value);
       const accepted = await submitForm(db, token, submission);
       return reply.code(201).send(accepted);
     },

@@ -1,3 +1,6 @@
+import type { Database } from '../db/connection.ts';
+import { TenantDb } from '../db/tenant-db.ts';
+import { invalidField } from '../errors.ts';
 import type { Signer } from '../signing.ts';
 
 const PURPOSE = 'public-token';
@@ -47,4 +50,14 @@ export function readToken(signer: Signer, value: string, now: number): PageToken
     pageLinkId: payload.l,
     expiresAt: payload.e,
   };
+}
+
+/** A visitor request's token, and its tenant to work in; a 400 at /body/token when it is not valid. */
+export function requireToken(
+  server: { signer: Signer; database: Database },
+  value: string,
+): { token: PageToken; db: TenantDb } {
+  const token = readToken(server.signer, value, Date.now());
+  if (!token) throw invalidField('/body/token', 'is not a valid, unexpired page token');
+  return { token, db: new TenantDb(token.tenantId, server.database.db, server.database.dialect) };
 }
