@@ -2,7 +2,6 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { createJobContext } from '../../src/jobs/context.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { JobContext } from '../../src/jobs/types.ts';
@@ -13,10 +12,9 @@ import {
   WebhookSubscriptionList,
   WebhookSubscriptionWithSecret,
 } from '../../src/resources/webhooks/schema.ts';
-import { type Environment, freshEnvironment } from '../helpers/process.ts';
 import { type Answer, type Received, startReceiver } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
-import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 const BASE = '/v0/webhook_subscriptions';
 const VERSION_EVENTS = ['page.version.created', 'page.version.processed', 'page.version.published'];
@@ -41,30 +39,17 @@ let server: TestServer;
 /** A second node on the same database that refuses non-public receivers, as production does. */
 let strict: TestServer;
 let api: Client;
-let ownDatabase: { database: Database; environment: Environment } | undefined;
 
-// Workers claim due jobs of every tenant, and these tests travel days ahead: on PostgreSQL they
-// get a database of their own, so that they neither run the jobs of test files running beside
-// them (on SQLite every server has its own database already) nor have theirs run by them.
+// Workers claim due jobs of every tenant and these tests travel days ahead; every test file has a
+// database of its own (see tests/helpers/server.ts), so no other file's jobs are run here.
 beforeAll(async () => {
-  if (onPostgres) {
-    const environment = await freshEnvironment();
-    ownDatabase = {
-      environment,
-      database: openDatabase({ databaseUrl: environment.env.DATABASE_URL, dataDir: '' }),
-    };
-  }
-  server = await startServer({ database: ownDatabase?.database });
+  server = await startServer();
   strict = await startServer({ allowPrivateWebhooks: false, database: server.database });
   api = await server.newTenant();
 });
 afterAll(async () => {
   await strict.close();
   await server.close();
-  if (ownDatabase) {
-    await ownDatabase.database.close();
-    await ownDatabase.environment.drop();
-  }
 });
 
 // Every test deletes its subscriptions (which drops their pending deliveries) and closes its
