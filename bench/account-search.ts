@@ -15,10 +15,10 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { newId } from '../src/ids.ts';
 import { LocalDiskStorage } from '../src/resources/files/storage.ts';
-import { createTenant } from '../src/resources/tenants/service.ts';
-import { Signer } from '../src/signing.ts';
+import { newId } from '../src/shared/ids.ts';
+import { Signer } from '../src/shared/signing.ts';
+import { createTenantWithKey } from '../src/workflows/tenant-setup/service.ts';
 
 const rows = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 2000;
@@ -38,7 +38,7 @@ const WORDS = [
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bench-'));
 const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
 await migrateToLatest(database);
-const tenant = await createTenant(database.db, database.dialect, { name: `Bench ${Date.now()}` });
+const tenant = await createTenantWithKey(database, { name: `Bench ${Date.now()}` });
 
 const seedStart = Date.now();
 for (let done = 0; done < rows; done += BATCH) {

@@ -17,11 +17,12 @@ import { buildApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import { TenantDb } from '../src/db/tenant-db.ts';
-import { createAudience } from '../src/resources/audiences/service.ts';
 import { LocalDiskStorage } from '../src/resources/files/storage.ts';
 import { createPage } from '../src/resources/pages/service.ts';
-import { createTenant } from '../src/resources/tenants/service.ts';
-import { Signer } from '../src/signing.ts';
+import { Signer } from '../src/shared/signing.ts';
+import { resourceNeeds } from '../src/wiring.ts';
+import { createAudience } from '../src/workflows/audience-versions/service.ts';
+import { createTenantWithKey } from '../src/workflows/tenant-setup/service.ts';
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 1000;
@@ -31,16 +32,20 @@ const HOUR = 3_600_000;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bench-'));
 const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
 await migrateToLatest(database);
-const tenant = await createTenant(database.db, database.dialect, { name: `Analytics bench ${Date.now()}` });
+const tenant = await createTenantWithKey(database, { name: `Analytics bench ${Date.now()}` });
 const db = new TenantDb(tenant.tenantId, database.db, database.dialect);
-const page = await createPage(db, {
-  name: 'Bench',
-  pageContext: 'Bench.',
-  brandId: 'b',
-  actions: [],
-  actionCardWidgets: [],
-  scripts: [],
-});
+const page = await createPage(
+  db,
+  {
+    name: 'Bench',
+    pageContext: 'Bench.',
+    brandId: 'b',
+    actions: [],
+    actionCardWidgets: [],
+    scripts: [],
+  },
+  resourceNeeds({ signer: new Signer('bench-secret-bench-secret-bench-secret'), publicUrl: '' }).pages.images,
+);
 const audiences: string[] = [];
 for (let i = 0; i < 10; i++) audiences.push((await createAudience(db, page.pageId, {})).audienceId);
 

@@ -3,7 +3,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Database } from './db/connection.ts';
-import { AppError } from './errors.ts';
 import { requireApiKey } from './http/auth.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
@@ -15,19 +14,23 @@ import type { Api } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { publicRoutes } from './public/routes.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
+import { authenticate } from './resources/api-keys/service.ts';
 import { assetRoutes } from './resources/assets/routes.ts';
-import { audienceRoutes } from './resources/audiences/routes.ts';
 import { fileDownloadRoutes } from './resources/files/download-routes.ts';
 import { fileRoutes } from './resources/files/routes.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { pageLinkRoutes } from './resources/page-links/routes.ts';
 import { pageRoutes } from './resources/pages/routes.ts';
-import { personLogRoutes } from './resources/person-logs/routes.ts';
+import { personLogRoutes } from './resources/persons/log-routes.ts';
 import { personRoutes } from './resources/persons/routes.ts';
-import { analyticsRoutes } from './resources/sessions/routes.ts';
+import { sessionRoutes } from './resources/sessions/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
-import type { Signer } from './signing.ts';
+import { AppError } from './shared/errors.ts';
+import type { Signer } from './shared/signing.ts';
+import { resourceNeeds } from './wiring.ts';
+import { accountViewRoutes } from './workflows/account-view/routes.ts';
+import { audienceRoutes } from './workflows/audience-versions/routes.ts';
 
 export interface AppOptions {
   database: Database;
@@ -58,19 +61,6 @@ declare module 'fastify' {
 
 const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-const API_ROUTES = [
-  accountRoutes,
-  personRoutes,
-  personLogRoutes,
-  pageRoutes,
-  topicRoutes,
-  fileRoutes,
-  assetRoutes,
-  pageLinkRoutes,
-  audienceRoutes,
-  webhookRoutes,
-  analyticsRoutes,
-];
 /** Routes that need no API key: their requests carry their own signed credential. */
 const PUBLIC_ROUTES = [fileDownloadRoutes, publicRoutes];
 
@@ -102,7 +92,7 @@ function acceptJsonBodies(app: FastifyInstance): void {
 
 /** Authenticated /v0 routes: API key, rate limit per key, idempotent POSTs, problem responses documented. */
 async function apiScope(api: Api, options: AppOptions): Promise<void> {
-  requireApiKey(api, options.database);
+  requireApiKey(api, options.database, (apiKey) => authenticate(options.database.db, apiKey));
   const rateLimit = createRateLimit({ perSecond: options.rateLimitRps, name: 'key', redis: options.redis });
   api.addHook('onRequest', async (request, reply) => {
     if (request.caller) await rateLimit.take(request.caller.keyId, reply);
@@ -114,7 +104,19 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
       response: { ...(route.schema?.response as object), '4XX': Problem, '5XX': Problem },
     };
   });
-  for (const routes of API_ROUTES) await api.register(routes);
+  const needs = resourceNeeds(api);
+  await api.register(accountRoutes);
+  await api.register(accountViewRoutes);
+  await api.register(personRoutes, needs.persons);
+  await api.register(personLogRoutes);
+  await api.register(pageRoutes, needs.pages);
+  await api.register(topicRoutes);
+  await api.register(fileRoutes);
+  await api.register(assetRoutes, needs.assets);
+  await api.register(pageLinkRoutes, needs.pageLinks);
+  await api.register(audienceRoutes);
+  await api.register(webhookRoutes);
+  await api.register(sessionRoutes, needs.sessions);
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {

@@ -1,17 +1,16 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
+import { backgroundWork } from './background.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/connection.ts';
 import { migrateToLatest } from './db/migrate.ts';
-import { createJobContext } from './jobs/context.ts';
-import { JOB_HANDLERS, SCHEDULED_TASKS } from './jobs/registry.ts';
 import { type Logger, Worker } from './jobs/worker.ts';
 import type { FileStorage } from './resources/files/storage.ts';
-import { createFileStorage } from './resources/files/storage-factory.ts';
-import { bootstrapDefaultTenant, type TenantWithKey } from './resources/tenants/service.ts';
 import { resolveSecret } from './secret.ts';
-import { Signer } from './signing.ts';
+import { Signer } from './shared/signing.ts';
+import { createFileStorage } from './storage.ts';
+import { bootstrapDefaultTenant, type TenantWithKey } from './workflows/tenant-setup/service.ts';
 
 function printBanner(tenant: TenantWithKey, fromEnvironment: boolean, publicUrl: string): void {
   const line = '='.repeat(72);
@@ -37,7 +36,7 @@ function printBanner(tenant: TenantWithKey, fromEnvironment: boolean, publicUrl:
 export async function prepareDatabase(config: Config): Promise<Database> {
   const database = openDatabase(config);
   await migrateToLatest(database);
-  const created = await bootstrapDefaultTenant(database.db, database.dialect, config.bootstrapApiKey);
+  const created = await bootstrapDefaultTenant(database, config.bootstrapApiKey);
   if (created) printBanner(created, config.bootstrapApiKey !== undefined, config.publicUrl);
   return database;
 }
@@ -63,13 +62,7 @@ function workerFor(
   logger: Logger,
   concurrency: number,
 ) {
-  return new Worker({
-    context: createJobContext(config, database, storage),
-    handlers: JOB_HANDLERS,
-    schedules: SCHEDULED_TASKS,
-    logger,
-    concurrency,
-  });
+  return new Worker({ database, ...backgroundWork(config, storage), logger, concurrency });
 }
 
 /** Runs background work only, until SIGTERM or SIGINT; then finishes the jobs it has and exits. */

@@ -1,17 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
+import { backgroundWork } from '../background.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
 import { TenantDb } from '../db/tenant-db.ts';
-import { AppError } from '../errors.ts';
-import { createJobContext } from '../jobs/context.ts';
-import { JOB_HANDLERS } from '../jobs/registry.ts';
 import { Worker } from '../jobs/worker.ts';
 import { createAccount } from '../resources/accounts/service.ts';
 import type { Audience } from '../resources/audiences/schema.ts';
-import { createAudience, listPageAudiences } from '../resources/audiences/service.ts';
-import { createFileStorage } from '../resources/files/storage-factory.ts';
-import { submitForm } from '../resources/forms/service.ts';
 import type { PageLink } from '../resources/page-links/schema.ts';
 import { createPageLink, liveLinkAt } from '../resources/page-links/service.ts';
 import type { Page, PageCreate } from '../resources/pages/schema.ts';
@@ -19,17 +14,19 @@ import { createPage, getPage, publishPage, searchPageItems } from '../resources/
 import type { Person } from '../resources/persons/schema.ts';
 import { createPerson, listAllPersons } from '../resources/persons/service.ts';
 import type { SessionEvent } from '../resources/sessions/schema.ts';
-import { recordSessionEvents } from '../resources/sessions/service.ts';
-import {
-  createTenant,
-  DEFAULT_TENANT_SLUG,
-  getTenant,
-  type Tenant,
-  type TenantWithKey,
-} from '../resources/tenants/service.ts';
+import { DEFAULT_TENANT_SLUG, getTenant, type Tenant } from '../resources/tenants/service.ts';
 import type { TopicEntryCreate } from '../resources/topics/schema.ts';
 import { addTopicEntry, createTopic, searchTopicItems } from '../resources/topics/service.ts';
+import { resolveSecret } from '../secret.ts';
 import { prepareDatabase } from '../server.ts';
+import { AppError } from '../shared/errors.ts';
+import { Signer } from '../shared/signing.ts';
+import { createFileStorage } from '../storage.ts';
+import { type ResourceNeeds, resourceNeeds } from '../wiring.ts';
+import { createAudience, listPageAudiences } from '../workflows/audience-versions/service.ts';
+import { submitForm } from '../workflows/enrichment/service.ts';
+import { createTenantWithKey, type TenantWithKey } from '../workflows/tenant-setup/service.ts';
+import { recordVisit } from '../workflows/visits/service.ts';
 
 // The sample: Brightwave, a company selling retail analytics, personalizes its pages for the
 // people it sells to. Every object is found by a natural key (a title, a name, an email, a path)
@@ -332,19 +329,28 @@ async function ensureAccount(db: TenantDb, spec: PersonSpec['account'], tally: T
   }
 }
 
-async function ensurePerson(db: TenantDb, spec: PersonSpec, tally: Tally): Promise<Person> {
+async function ensurePerson(
+  db: TenantDb,
+  needs: ResourceNeeds,
+  spec: PersonSpec,
+  tally: Tally,
+): Promise<Person> {
   const existing = (await listAllPersons(db, { email: spec.email }, { limit: 1 })).items[0];
   tally.note('persons', !existing);
   if (existing) return existing;
-  return createPerson(db, {
-    name: spec.name,
-    email: spec.email,
-    ...(spec.linkedinProfileUrl ? { linkedinProfileUrl: spec.linkedinProfileUrl } : {}),
-  });
+  return createPerson(
+    db,
+    {
+      name: spec.name,
+      email: spec.email,
+      ...(spec.linkedinProfileUrl ? { linkedinProfileUrl: spec.linkedinProfileUrl } : {}),
+    },
+    needs.persons.accountOf,
+  );
 }
 
 /** The demo page of this name that is not archived, published; made when there is none. */
-async function ensurePage(db: TenantDb, spec: PageCreate, tally: Tally): Promise<Page> {
+async function ensurePage(db: TenantDb, needs: ResourceNeeds, spec: PageCreate, tally: Tally): Promise<Page> {
   const found = await searchPageItems(db, spec.name, 100);
   for (const item of found.items.filter((candidate) => candidate.name === spec.name)) {
     const page = await getPage(db, item.pageId);
@@ -352,7 +358,7 @@ async function ensurePage(db: TenantDb, spec: PageCreate, tally: Tally): Promise
     tally.note('pages', false);
     return page.status === 'published' ? page : publishPage(db, page.pageId);
   }
-  const page = await createPage(db, spec);
+  const page = await createPage(db, spec, needs.pages.images);
   tally.note('pages', true);
   return publishPage(db, page.pageId);
 }
@@ -382,6 +388,7 @@ async function ensureAudience(
 /** The live link at the path, or a new one to the audience; `made` tells which, so visits go only to new ones. */
 async function ensureLink(
   db: TenantDb,
+  needs: ResourceNeeds,
   path: string,
   audience: Audience,
   tally: Tally,
@@ -389,10 +396,11 @@ async function ensureLink(
   const existing = await liveLinkAt(db, path);
   tally.note('page links', !existing);
   if (existing) return { link: existing, made: false };
-  const link = await createPageLink(db, {
-    path,
-    target: { targetType: 'audience', audienceId: audience.audienceId },
-  });
+  const link = await createPageLink(
+    db,
+    { path, target: { targetType: 'audience', audienceId: audience.audienceId } },
+    needs.pageLinks.assertTarget,
+  );
   return { link, made: true };
 }
 
@@ -436,7 +444,7 @@ async function addSessions(
       audienceId: link.target.audienceId,
       pageLinkId: link.pageLinkId,
     };
-    await recordSessionEvents(db, visit, sessionEvents(random, start), start);
+    await recordVisit(db, visit, sessionEvents(random, start), start);
     tally.note('visitor sessions', true);
     last = sessionId;
   }
@@ -449,7 +457,7 @@ async function defaultTenant(database: Database): Promise<{ tenant: Tenant; crea
     return { tenant: await getTenant(database.db, DEFAULT_TENANT_SLUG) };
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'not_found')) throw error;
-    const created = await createTenant(database.db, database.dialect, {
+    const created = await createTenantWithKey(database, {
       name: 'Default',
       slug: DEFAULT_TENANT_SLUG,
     });
@@ -460,12 +468,8 @@ async function defaultTenant(database: Database): Promise<{ tenant: Tenant; crea
 /** Runs every job due now (generation, enrichment, deliveries) and what they enqueue, until none is left. */
 async function runJobs(config: Config, database: Database): Promise<void> {
   const logger = pino({ level: config.logLevel }, pino.destination(2));
-  const worker = new Worker({
-    context: createJobContext(config, database, await createFileStorage(config)),
-    handlers: JOB_HANDLERS,
-    schedules: [],
-    logger,
-  });
+  const { handlers } = backgroundWork(config, await createFileStorage(config));
+  const worker = new Worker({ database, handlers, schedules: [], logger });
   while ((await worker.drain()) > 0);
 }
 
@@ -479,6 +483,7 @@ export async function demo(config: Config): Promise<void> {
   try {
     const { tenant, created } = await defaultTenant(database);
     const db = new TenantDb(tenant.tenantId, database.db, database.dialect);
+    const needs = resourceNeeds({ signer: new Signer(resolveSecret(config)), publicUrl: config.publicUrl });
     const tally = new Tally();
     const random = seeded(20_251_121);
     const now = Date.now();
@@ -487,15 +492,15 @@ export async function demo(config: Config): Promise<void> {
     const domains = new Map(PERSONS.map((spec) => [spec.account.domain, spec.account]));
     for (const account of domains.values()) await ensureAccount(db, account, tally);
     const persons = new Map<string, Person>();
-    for (const spec of PERSONS) persons.set(spec.key, await ensurePerson(db, spec, tally));
+    for (const spec of PERSONS) persons.set(spec.key, await ensurePerson(db, needs, spec, tally));
 
     const links: { page: Page; spec: AudienceSpec; link: PageLink; made: boolean; audience: Audience }[] = [];
     for (const { page: pageInput, audiences } of PAGES) {
-      const page = await ensurePage(db, pageInput, tally);
+      const page = await ensurePage(db, needs, pageInput, tally);
       for (const spec of audiences) {
         const person = spec.person ? persons.get(spec.person) : undefined;
         const audience = await ensureAudience(db, page, spec, person, tally);
-        links.push({ page, spec, audience, ...(await ensureLink(db, spec.path, audience, tally)) });
+        links.push({ page, spec, audience, ...(await ensureLink(db, needs, spec.path, audience, tally)) });
       }
     }
     // Generation publishes each audience's first personalized version (autoPublish).

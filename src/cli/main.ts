@@ -2,10 +2,11 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/connection.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { AppError } from '../errors.ts';
 import { issueKey, listKeys, revoke } from '../resources/api-keys/service.ts';
-import { createTenant, getTenant } from '../resources/tenants/service.ts';
+import { getTenant } from '../resources/tenants/service.ts';
 import { serve, work } from '../server.ts';
+import { AppError } from '../shared/errors.ts';
+import { createTenantWithKey } from '../workflows/tenant-setup/service.ts';
 import { demo } from './demo.ts';
 
 const USAGE = `Usage: tailor <command>
@@ -70,8 +71,8 @@ async function run(args: string[]): Promise<void> {
     case 'migrate':
       return withDatabase(async (_database, applied) => ({ applied }));
     case 'tenants create':
-      return withDatabase(({ db, dialect }) =>
-        createTenant(db, dialect, { name: required(options.name, '--name'), slug: options.slug }),
+      return withDatabase((database) =>
+        createTenantWithKey(database, { name: required(options.name, '--name'), slug: options.slug }),
       );
     case 'keys create':
       return withDatabase(async ({ db }) => {

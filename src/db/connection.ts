@@ -11,10 +11,10 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { type Dialect, postgresDialect, sqliteDialect } from './dialect.ts';
-import type { DB } from './schema.ts';
+import type { AnyTables } from './tenant-db.ts';
 
 export interface Database {
-  db: Kysely<DB>;
+  db: Kysely<AnyTables>;
   dialect: Dialect;
   close(): Promise<void>;
 }
@@ -69,7 +69,7 @@ function openSqlite(dataDir: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new TailorSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<AnyTables>({ dialect: new TailorSqliteDialect({ database: sqlite }) });
   // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
   // recommends this at open and periodically on long-lived connections.
   const optimize = () => sqlite.pragma('optimize=0x10002');
@@ -89,7 +89,7 @@ function openPostgres(connectionString: string, poolSize: number): Database {
   const pool = new pg.Pool({ connectionString, max: poolSize });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<AnyTables>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: postgresDialect, close: () => db.destroy() };
 }
 

@@ -27,11 +27,25 @@ export interface Dialect {
   /** Keeps `tenant_row_counts` up to date for `table` with triggers, so a tenant's total needs no count. */
   createRowCounter(db: Kysely<unknown>, table: string): Promise<void>;
   /**
+   * A row trigger that runs `statements` (SQL that may use NEW and OLD, portable between both
+   * databases) after each insert, delete or update of `table` for which `when` holds.
+   */
+  createTrigger(db: Kysely<unknown>, trigger: Trigger): Promise<void>;
+  /**
    * Makes a select of rows to claim skip rows other transactions hold (PostgreSQL), so that
    * concurrent workers each take different rows. SQLite has one writer at a time, so its claim
    * (one UPDATE … RETURNING statement) is atomic as it is.
    */
   skipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+}
+
+export interface Trigger {
+  name: string;
+  table: string;
+  /** `INSERT`, `DELETE`, or `UPDATE OF` and the columns whose change fires it. */
+  event: 'INSERT' | 'DELETE' | `UPDATE OF ${string}`;
+  when?: string;
+  statements: string[];
 }
 
 const MIN_INDEXED_QUERY = 3;
@@ -101,6 +115,14 @@ export const sqliteDialect: Dialect = {
       .raw(`CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table} BEGIN ${bump('old', '-1')} END`)
       .execute(db);
   },
+  async createTrigger(db, { name, table, event, when, statements }) {
+    const condition = when ? `WHEN ${when}` : '';
+    await sql
+      .raw(
+        `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${condition} BEGIN ${statements.join(';\n')}; END`,
+      )
+      .execute(db);
+  },
   isUniqueViolation(error) {
     const code = (error as { code?: unknown })?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -139,6 +161,19 @@ export const postgresDialect: Dialect = {
     await sql
       .raw(
         `CREATE TRIGGER ${table}_count AFTER INSERT OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_count()`,
+      )
+      .execute(db);
+  },
+  async createTrigger(db, { name, table, event, when, statements }) {
+    await sql
+      .raw(
+        `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${statements.join(';\n')}; RETURN NULL; END $$`,
+      )
+      .execute(db);
+    const condition = when ? `WHEN (${when})` : '';
+    await sql
+      .raw(
+        `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${condition} EXECUTE FUNCTION ${name}()`,
       )
       .execute(db);
   },

@@ -1,8 +1,15 @@
-import { type MigrationResult, Migrator } from 'kysely';
+import { type Kysely, type MigrationResult, Migrator, sql } from 'kysely';
 import type { Database } from './connection.ts';
 import { migrationsFor } from './migrations/index.ts';
 
 const ATTEMPTS = 20;
+const MIGRATION_TABLE = 'kysely_migration';
+
+/**
+ * Migrations renamed after they may have run somewhere, old name → new. The record of a run under
+ * the old name moves to the new one before migrating, so the step is not run twice.
+ */
+const RENAMED: Record<string, string> = { '0009_visitors': '0009_sessions' };
 
 function isLockContention(error: unknown): boolean {
   const code = (error as { code?: unknown })?.code;
@@ -11,16 +18,27 @@ function isLockContention(error: unknown): boolean {
   return code === 'SQLITE_BUSY' || code === '23505' || code === '42P07';
 }
 
+async function followRenames(db: Kysely<unknown>): Promise<void> {
+  const tables = await db.introspection.getTables();
+  if (!tables.some((table) => table.name === MIGRATION_TABLE)) return;
+  for (const [from, to] of Object.entries(RENAMED)) {
+    await sql`UPDATE ${sql.table(MIGRATION_TABLE)} SET name = ${to} WHERE name = ${from}`.execute(db);
+  }
+}
+
 /**
  * Brings the schema to the latest version. Safe when several nodes start at once: on PostgreSQL
  * Kysely holds an advisory lock for the run; on SQLite the file lock serialises writers, and a
  * node that loses the race retries and finds the work done.
  */
 export async function migrateToLatest(database: Database): Promise<MigrationResult[]> {
-  const migrations = migrationsFor(database.dialect);
+  const migrations = await migrationsFor(database.dialect);
   const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
+    const { error, results } = await followRenames(database.db).then(
+      () => migrator.migrateToLatest(),
+      (error: unknown) => ({ error, results: undefined }),
+    );
     if (!error) return results ?? [];
     if (attempt >= ATTEMPTS || !isLockContention(error)) throw error;
     await new Promise((resolve) => setTimeout(resolve, 50 * attempt));

@@ -5,12 +5,12 @@ import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 /** The sort-key values of the last item of the previous page. */
 export type Keyset = (string | number)[];
 
-export interface PageRequest {
+export interface Paging {
   limit: number;
   after?: Keyset;
 }
 
-export interface Page<T> {
+export interface Paged<T> {
   items: T[];
   hasMore: boolean;
   totalCount: number | null;
@@ -19,31 +19,31 @@ export interface Page<T> {
 }
 
 /** Builds a page from up to `limit + 1` rows fetched in sort order. */
-export function pageOf<R>(
+export function pagedOf<R>(
   rows: R[],
-  request: PageRequest,
+  request: Paging,
   keyOf: (row: R) => Keyset,
   totalCount: number | null,
-): Page<R> {
+): Paged<R> {
   const hasMore = rows.length > request.limit;
   const items = hasMore ? rows.slice(0, request.limit) : rows;
   const last = items.at(-1);
   return { items, hasMore, totalCount, ...(hasMore && last ? { next: keyOf(last) } : {}) };
 }
 
-export function mapPage<R, T>(page: Page<R>, present: (row: R) => T): Page<T> {
+export function mapPaged<R, T>(page: Paged<R>, present: (row: R) => T): Paged<T> {
   return { ...page, items: page.items.map(present) };
 }
 
 /**
  * The rows of one page of a list ordered by `key` descending (an id, which sorts by creation time,
  * or another unique number): those after the cursor's key, and one more than the limit, which tells
- * `pageOf` whether more follow.
+ * `pagedOf` whether more follow.
  */
 export function descendingAfter<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   key: string,
-  page: PageRequest,
+  page: Paging,
 ): Promise<O[]> {
   const after = page.after?.[0];
   return query

@@ -12,19 +12,39 @@ import {
   type UpdateResult,
 } from 'kysely';
 import type { Dialect } from './dialect.ts';
-import type { DB, TenantTable } from './schema.ts';
 
-export type TenantInsert<T extends TenantTable> = Omit<Insertable<DB[T]>, 'tenant_id'>;
+/**
+ * Tables as a caller that has not said which it uses sees them. Services pass a TenantDb along
+ * without querying it; each store names the tables it owns (`TenantDb<PersonsTables>`), so that it
+ * is typed on them and on nothing else.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the one untyped door, narrowed by every store
+export type AnyTables = any;
+
+/** Rows per tenant of the tables that keep a counter (kept by triggers, see dialect.createRowCounter). */
+export interface TenantRowCountsTable {
+  tenant_id: string;
+  name: string;
+  n: number;
+}
+
+/** The tables among `Tables` whose every row belongs to one tenant. */
+export type TenantTable<Tables> = {
+  [T in keyof Tables]: Tables[T] extends { tenant_id: string } ? T : never;
+}[keyof Tables] &
+  string;
+
+export type TenantInsert<Tables, T extends keyof Tables> = Omit<Insertable<Tables[T]>, 'tenant_id'>;
 
 /**
  * The only way services reach tenant-owned tables. Every statement it starts is already limited
  * to one tenant (reads, updates and deletes filter on `tenant_id`; inserts set it), so a store
  * cannot forget the tenant: it never sees an unscoped query builder.
  */
-export class TenantDb {
+export class TenantDb<Tables = AnyTables> {
   constructor(
     readonly tenantId: string,
-    private readonly db: Kysely<DB>,
+    private readonly db: Kysely<Tables>,
     readonly dialect: Dialect,
   ) {}
 
@@ -32,44 +52,44 @@ export class TenantDb {
     return sql<SqlBool>`${sql.ref(`${table}.tenant_id`)} = ${this.tenantId}`;
   }
 
-  selectFrom<T extends TenantTable>(table: T): SelectQueryBuilder<DB, T, object> {
-    return (this.db.selectFrom(table) as unknown as SelectQueryBuilder<DB, T, object>).where(
+  selectFrom<T extends TenantTable<Tables>>(table: T): SelectQueryBuilder<Tables, T, object> {
+    return (this.db.selectFrom(table as never) as unknown as SelectQueryBuilder<Tables, T, object>).where(
       this.ownedBy(table),
     );
   }
 
-  updateTable<T extends TenantTable>(table: T): UpdateQueryBuilder<DB, T, T, UpdateResult> {
-    return (this.db.updateTable(table) as unknown as UpdateQueryBuilder<DB, T, T, UpdateResult>).where(
-      this.ownedBy(table),
-    );
+  updateTable<T extends TenantTable<Tables>>(table: T): UpdateQueryBuilder<Tables, T, T, UpdateResult> {
+    return (
+      this.db.updateTable(table as never) as unknown as UpdateQueryBuilder<Tables, T, T, UpdateResult>
+    ).where(this.ownedBy(table));
   }
 
-  deleteFrom<T extends TenantTable>(table: T): DeleteQueryBuilder<DB, T, DeleteResult> {
-    return (this.db.deleteFrom(table) as unknown as DeleteQueryBuilder<DB, T, DeleteResult>).where(
-      this.ownedBy(table),
-    );
+  deleteFrom<T extends TenantTable<Tables>>(table: T): DeleteQueryBuilder<Tables, T, DeleteResult> {
+    return (
+      this.db.deleteFrom(table as never) as unknown as DeleteQueryBuilder<Tables, T, DeleteResult>
+    ).where(this.ownedBy(table));
   }
 
-  insertInto<T extends TenantTable>(
+  insertInto<T extends TenantTable<Tables>>(
     table: T,
-    rows: TenantInsert<T> | TenantInsert<T>[],
-  ): InsertQueryBuilder<DB, T, InsertResult> {
+    rows: TenantInsert<Tables, T> | TenantInsert<Tables, T>[],
+  ): InsertQueryBuilder<Tables, T, InsertResult> {
     const owned = (Array.isArray(rows) ? rows : [rows]).map((row) => ({ ...row, tenant_id: this.tenantId }));
-    return this.db.insertInto(table).values(owned as unknown as Insertable<DB[T]>[]);
+    return this.db.insertInto(table).values(owned as unknown as Insertable<Tables[T]>[]);
   }
 
   /**
    * How many rows a query started here selects; with `cap`, counting stops past `cap` rows (the
    * answer is then `cap + 1`), so that a count over a huge match stays cheap.
    */
-  async countRows<T extends TenantTable>(
-    query: SelectQueryBuilder<DB, T, object>,
+  async countRows<T extends TenantTable<Tables>>(
+    query: SelectQueryBuilder<Tables, T, object>,
     cap?: number,
   ): Promise<number> {
     const rows = query
       .select(sql<number>`1`.as('one'))
       .$if(cap !== undefined, (q) => q.limit((cap ?? 0) + 1));
-    const result = await this.db
+    const result = await (this.db as Kysely<AnyTables>)
       .selectFrom(rows.as('counted'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
@@ -77,16 +97,33 @@ export class TenantDb {
   }
 
   /** The tenant's number of rows in a table that keeps a counter (see migration 0010). */
-  async rowCount(table: 'accounts' | 'persons'): Promise<number> {
-    const row = await this.selectFrom('tenant_row_counts')
+  async rowCount(table: string): Promise<number> {
+    const row = await (this.db as unknown as Kysely<{ tenant_row_counts: TenantRowCountsTable }>)
+      .selectFrom('tenant_row_counts')
       .select('n')
+      .where('tenant_id', '=', this.tenantId)
       .where('name', '=', table)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
 
+  /**
+   * Runs `work` in one transaction, and again when it lost a race on a unique key (a concurrent
+   * transaction inserted the key it chose first: a slug, a number, a session id), up to `attempts`
+   * times in all; a run that finds the key taken then takes another, or finds the row made.
+   */
+  async retryingTransaction<R>(attempts: number, work: (tx: TenantDb<Tables>) => Promise<R>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transaction(work);
+      } catch (error) {
+        if (!this.dialect.isUniqueViolation(error) || attempt >= attempts) throw error;
+      }
+    }
+  }
+
   /** Runs `work` in one transaction; inside another transaction it joins that one. */
-  transaction<R>(work: (tx: TenantDb) => Promise<R>): Promise<R> {
+  transaction<R>(work: (tx: TenantDb<Tables>) => Promise<R>): Promise<R> {
     if (this.db.isTransaction) return work(this);
     return this.db.transaction().execute((trx) => work(new TenantDb(this.tenantId, trx, this.dialect)));
   }

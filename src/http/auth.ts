@@ -1,8 +1,17 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/connection.ts';
 import { TenantDb } from '../db/tenant-db.ts';
-import { AppError } from '../errors.ts';
-import { authenticate, type Caller } from '../resources/api-keys/service.ts';
+import { AppError } from '../shared/errors.ts';
+
+/** Who is calling: the tenant and key an API key belongs to. */
+export interface Caller {
+  tenantId: string;
+  keyId: string;
+  readOnly: boolean;
+}
+
+/** Finds the live key behind an API key, else throws invalid_api_key (the api-keys resource does this). */
+export type Authenticate = (apiKey: string) => Promise<Caller>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -14,21 +23,21 @@ declare module 'fastify' {
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 
-async function identify(database: Database, request: FastifyRequest): Promise<Caller> {
+async function identify(authenticate: Authenticate, request: FastifyRequest): Promise<Caller> {
   const header = request.headers['x-api-key'];
   const apiKey = Array.isArray(header) ? header[0] : header;
   if (!apiKey) throw new AppError('missing_api_key', 'Send your API key in the x-api-key header');
-  return authenticate(database.db, apiKey);
+  return authenticate(apiKey);
 }
 
 /** Every route registered in `scope` after this needs a live API key; read-only keys may only read. */
-export function requireApiKey(scope: FastifyInstance, database: Database): void {
+export function requireApiKey(scope: FastifyInstance, database: Database, authenticate: Authenticate): void {
   scope.decorateRequest('caller', null);
   scope.decorateRequest('tenantDb', null as unknown as TenantDb);
   scope.addHook('onRequest', async (request, reply) => {
     let caller: Caller;
     try {
-      caller = await identify(database, request);
+      caller = await identify(authenticate, request);
     } catch (error) {
       reply.header('WWW-Authenticate', 'ApiKey header="x-api-key"');
       throw error;

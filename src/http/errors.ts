@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../shared/errors.ts';
 
 const TITLES: Record<ErrorCode, string> = {
   validation_failed: 'Validation failed',

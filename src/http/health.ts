@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../db/connection.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../shared/errors.ts';
 import type { Api } from './types.ts';
 
 const Status = Type.Object({ status: Type.String() });

@@ -1,6 +1,21 @@
 import type { Selectable } from 'kysely';
-import type { IdempotencyKeysTable } from '../db/schema.ts';
 import type { TenantDb } from '../db/tenant-db.ts';
+
+/** The responses kept for idempotent retries: one claim per tenant, scope and key. */
+export interface IdempotencyKeysTable {
+  tenant_id: string;
+  scope: string;
+  key: string;
+  fingerprint: string;
+  /** Null while the first request is still running. */
+  status_code: number | null;
+  response_body: string | null;
+  response_headers: string | null;
+  locked_at: number;
+  expires_at: number;
+}
+
+type IdempotencyTables = { idempotency_keys: IdempotencyKeysTable };
 
 export type IdempotencyRow = Omit<Selectable<IdempotencyKeysTable>, 'tenant_id'>;
 
@@ -11,7 +26,7 @@ export interface StoredResponse {
 }
 
 /** Inserts the claim; false when the key is already in use. */
-export async function claimKey(db: TenantDb, row: IdempotencyRow): Promise<boolean> {
+export async function claimKey(db: TenantDb<IdempotencyTables>, row: IdempotencyRow): Promise<boolean> {
   try {
     await db.insertInto('idempotency_keys', row).execute();
     return true;
@@ -21,7 +36,11 @@ export async function claimKey(db: TenantDb, row: IdempotencyRow): Promise<boole
   }
 }
 
-export function findKey(db: TenantDb, scope: string, key: string): Promise<IdempotencyRow | undefined> {
+export function findKey(
+  db: TenantDb<IdempotencyTables>,
+  scope: string,
+  key: string,
+): Promise<IdempotencyRow | undefined> {
   return db
     .selectFrom('idempotency_keys')
     .select([
@@ -40,7 +59,11 @@ export function findKey(db: TenantDb, scope: string, key: string): Promise<Idemp
 }
 
 /** Takes over a claim whose request died; false when another request took it first. */
-export async function retakeKey(db: TenantDb, row: IdempotencyRow, lockedAt: number): Promise<boolean> {
+export async function retakeKey(
+  db: TenantDb<IdempotencyTables>,
+  row: IdempotencyRow,
+  lockedAt: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('idempotency_keys')
     .set({ locked_at: lockedAt })
@@ -52,7 +75,12 @@ export async function retakeKey(db: TenantDb, row: IdempotencyRow, lockedAt: num
   return result.numUpdatedRows > 0n;
 }
 
-export async function deleteExpired(db: TenantDb, scope: string, key: string, now: number): Promise<void> {
+export async function deleteExpired(
+  db: TenantDb<IdempotencyTables>,
+  scope: string,
+  key: string,
+  now: number,
+): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
     .where('scope', '=', scope)
@@ -62,7 +90,7 @@ export async function deleteExpired(db: TenantDb, scope: string, key: string, no
 }
 
 export async function saveResponse(
-  db: TenantDb,
+  db: TenantDb<IdempotencyTables>,
   scope: string,
   key: string,
   response: StoredResponse,
@@ -79,7 +107,7 @@ export async function saveResponse(
     .execute();
 }
 
-export async function releaseKey(db: TenantDb, scope: string, key: string): Promise<void> {
+export async function releaseKey(db: TenantDb<IdempotencyTables>, scope: string, key: string): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
     .where('scope', '=', scope)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
-import { stableStringify } from '../stable-json.ts';
+import { AppError } from '../shared/errors.ts';
+import { stableStringify } from '../shared/stable-json.ts';
 import {
   claimKey,
   deleteExpired,

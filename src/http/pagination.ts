@@ -1,11 +1,12 @@
 import type { FastifyRequest } from 'fastify';
-import type { Keyset, Page, PageRequest } from '../db/paging.ts';
-import { AppError } from '../errors.ts';
-import { stableStringify } from '../stable-json.ts';
+import type { Keyset, Paged, Paging } from '../db/paging.ts';
+import { AppError } from '../shared/errors.ts';
+import { stableStringify } from '../shared/stable-json.ts';
+import { DEFAULT_PAGE_SIZE } from './schemas.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
-    signer: import('../signing.ts').Signer;
+    signer: import('../shared/signing.ts').Signer;
   }
 }
 
@@ -46,10 +47,10 @@ function decode(request: FastifyRequest, filters: object, cursor: string): Keyse
 export async function paginate<T>(
   request: FastifyRequest,
   filters: object,
-  fetch: (page: PageRequest) => Promise<Page<T>>,
+  fetch: (page: Paging) => Promise<Paged<T>>,
 ): Promise<Envelope<T>> {
   const query = request.query as { cursor?: string; limit?: number };
-  const page: PageRequest = { limit: query.limit ?? 20 };
+  const page: Paging = { limit: query.limit ?? DEFAULT_PAGE_SIZE };
   if (query.cursor) page.after = decode(request, filters, query.cursor);
   const result = await fetch(page);
   return {

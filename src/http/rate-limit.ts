@@ -7,7 +7,7 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
 } from 'rate-limiter-flexible';
-import { AppError } from '../errors.ts';
+import { AppError } from '../shared/errors.ts';
 
 /** How far past the steady rate a client may go for a short while, and how long that allowance takes to come back. */
 const BURST_WINDOW_SECONDS = 10;

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox';
+import { type TOptional, type TSchema, Type } from 'typebox';
 
 /** Shapes shared by every resource's schemas. */
 
@@ -51,9 +51,12 @@ export const PagedList = <T extends TSchema>(
     totalCount: options.nullableTotal ? Nullable(Count) : Count,
   });
 
+/** Items in a page of a list when the request names no `limit`. */
+export const DEFAULT_PAGE_SIZE = 20;
+
 export const PageQuery = {
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE })),
 };
 
 export const SearchQuery = Type.Optional(
@@ -71,3 +74,9 @@ export const IdParams = <K extends string>(...names: K[]) =>
 export const EmptyBody = Type.Optional(
   Type.Object({}, { additionalProperties: false, description: 'Empty object, or no body' }),
 );
+
+/** Every field of `fields` made optional: the shape of a partial update. */
+export const optionalAll = <T extends Record<string, TSchema>>(fields: T) =>
+  Object.fromEntries(Object.entries(fields).map(([key, schema]) => [key, Type.Optional(schema)])) as {
+    [K in keyof T]: TOptional<T[K]>;
+  };

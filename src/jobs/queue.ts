@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { TenantDb } from '../db/tenant-db.ts';
-import { newId } from '../ids.ts';
+import { newId } from '../shared/ids.ts';
+import type { JobsTables } from './tables.ts';
 import type { JobContext } from './types.ts';
 
 /** A job as its handler sees it. */
@@ -47,7 +48,7 @@ export const jobSignals = new EventEmitter();
  * change that asked for it was committed.
  */
 export async function enqueue(
-  db: TenantDb,
+  db: TenantDb<JobsTables>,
   kind: string,
   payload: unknown,
   options: EnqueueOptions = {},

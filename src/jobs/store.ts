@@ -1,7 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Dialect } from '../db/dialect.ts';
-import type { DB } from '../db/schema.ts';
-import type { JobsTable } from './tables.ts';
+import type { JobsTable, JobsTables } from './tables.ts';
 
 // Workers serve every tenant, so this store works on the whole database; each job row carries its
 // tenant, and handlers get a TenantDb for it.
@@ -13,7 +12,7 @@ export type JobRow = Selectable<JobsTable>;
  * Each job is taken by one worker only: one UPDATE … RETURNING, with SKIP LOCKED on PostgreSQL.
  */
 export function claimJobs(
-  db: Kysely<DB>,
+  db: Kysely<JobsTables>,
   dialect: Dialect,
   worker: string,
   limit: number,
@@ -49,7 +48,7 @@ export function claimJobs(
 
 /** Keeps the lease of a job that is still running; false when the worker lost it. */
 export async function extendLease(
-  db: Kysely<DB>,
+  db: Kysely<JobsTables>,
   id: string,
   worker: string,
   until: number,
@@ -66,7 +65,7 @@ export async function extendLease(
 
 /** Ends the attempt: `done`, `failed`, or back to `queued` for a retry at `runAt`. */
 export async function settleJob(
-  db: Kysely<DB>,
+  db: Kysely<JobsTables>,
   id: string,
   worker: string,
   outcome: { state: 'done' | 'failed' | 'queued'; now: number; runAt?: number; error?: string },
@@ -89,11 +88,19 @@ export async function settleJob(
 }
 
 /** Removes finished jobs that finished before `before`. */
-export async function pruneJobs(db: Kysely<DB>, state: 'done' | 'failed', before: number): Promise<void> {
+export async function pruneJobs(
+  db: Kysely<JobsTables>,
+  state: 'done' | 'failed',
+  before: number,
+): Promise<void> {
   await db.deleteFrom('jobs').where('state', '=', state).where('finished_at', '<', before).execute();
 }
 
-export async function ensureSchedule(db: Kysely<DB>, name: string, firstRunAt: number): Promise<void> {
+export async function ensureSchedule(
+  db: Kysely<JobsTables>,
+  name: string,
+  firstRunAt: number,
+): Promise<void> {
   await db
     .insertInto('schedules')
     .values({ name, next_run_at: firstRunAt, locked_by: null, locked_until: null, last_run_at: null })
@@ -103,7 +110,7 @@ export async function ensureSchedule(db: Kysely<DB>, name: string, firstRunAt: n
 
 /** Takes a due scheduled task for `worker`; false when it is not due or another node has it. */
 export async function claimSchedule(
-  db: Kysely<DB>,
+  db: Kysely<JobsTables>,
   name: string,
   worker: string,
   now: number,
@@ -121,7 +128,7 @@ export async function claimSchedule(
 
 /** Keeps the lease of a scheduled task that is still running. */
 export async function renewSchedule(
-  db: Kysely<DB>,
+  db: Kysely<JobsTables>,
   name: string,
   worker: string,
   until: number,
@@ -135,7 +142,7 @@ export async function renewSchedule(
 }
 
 export async function finishSchedule(
-  db: Kysely<DB>,
+  db: Kysely<JobsTables>,
   name: string,
   worker: string,
   ranAt: number,

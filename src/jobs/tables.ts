@@ -1,4 +1,4 @@
-/** Row types of the background-work tables (see src/db/schema.ts). */
+/** Row types of the background-work tables. */
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed';
 

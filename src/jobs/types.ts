@@ -1,20 +1,11 @@
 import type { Database } from '../db/connection.ts';
-import type { Personalizer } from '../resources/audiences/personalizer.ts';
-import type { FileStorage } from '../resources/files/storage.ts';
 
-/** What background work gets to work with. */
+/**
+ * What every job and scheduled task runs with. Anything else a kind of work needs (a personalizer,
+ * file storage, delivery settings) it is given when its handler is made (see src/background.ts).
+ */
 export interface JobContext {
   database: Database;
-  storage: FileStorage;
-  /** Writes audience versions: the built-in one, or a language model when one is configured. */
-  personalizer: Personalizer;
-  webhooks: {
-    /** Waits before each retry of a failed delivery; a delivery is tried once more than it has entries. */
-    retryScheduleMs: number[];
-    timeoutMs: number;
-    /** Lets receivers be on loopback and private networks (local development and tests). */
-    allowPrivate: boolean;
-  };
   /** The moment the run started, in epoch milliseconds; tests pass a later one to travel in time. */
   now: number;
 }
@@ -25,7 +16,7 @@ export interface JobContext {
  * TenantDb, and they must scope every change they make by the rows' own tenant_id.
  */
 export interface ScheduledTask {
-  /** Unique and stable: it keys the task's schedule row. */
+  /** Unique and stable, `<what>.<verb>` like job kinds: it keys the task's schedule row. */
   name: string;
   everyMs: number;
   run(context: JobContext): Promise<void>;

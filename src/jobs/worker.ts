@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Database } from '../db/connection.ts';
 import { TenantDb } from '../db/tenant-db.ts';
 import { type JobHandler, jobSignals, RetryAt, type RunningJob } from './queue.ts';
 import {
@@ -20,7 +21,7 @@ export interface Logger {
 }
 
 export interface WorkerOptions {
-  context: Omit<JobContext, 'now'>;
+  database: Database;
   handlers: JobHandler[];
   schedules: ScheduledTask[];
   logger: Logger;
@@ -130,7 +131,7 @@ export class Worker {
     for (const task of this.options.schedules) if (await this.startSchedule(task, now)) started++;
     const free = this.concurrency - this.running.size;
     if (free <= 0) return started;
-    const { database } = this.options.context;
+    const { database } = this.options;
     const jobs = await claimJobs(database.db, database.dialect, this.id, free, now, this.leaseMs);
     for (const job of jobs) this.track(this.runJob(job));
     return started + jobs.length;
@@ -142,7 +143,7 @@ export class Worker {
   }
 
   private async startSchedule(task: ScheduledTask, now: number): Promise<boolean> {
-    const { db } = this.options.context.database;
+    const { db } = this.options.database;
     if (!this.scheduled.has(task.name)) {
       await ensureSchedule(db, task.name, now);
       this.scheduled.add(task.name);
@@ -153,7 +154,7 @@ export class Worker {
         () => renewSchedule(db, task.name, this.id, Date.now() + this.leaseMs),
         async () => {
           try {
-            await task.run({ ...this.options.context, now });
+            await task.run({ database: this.options.database, now });
           } catch (error) {
             this.options.logger.error({ err: asError(error), task: task.name }, 'scheduled task failed');
           } finally {
@@ -178,7 +179,7 @@ export class Worker {
   }
 
   private async runJob(row: JobRow): Promise<void> {
-    const { database } = this.options.context;
+    const { database } = this.options;
     const handler = this.handlers.get(row.kind);
     const job: RunningJob = {
       id: row.id,
@@ -188,7 +189,7 @@ export class Worker {
       maxAttempts: row.max_attempts,
       db: new TenantDb(row.tenant_id, database.db, database.dialect),
     };
-    const context: JobContext = { ...this.options.context, now: Date.now() };
+    const context: JobContext = { database, now: Date.now() };
     await this.withLease(
       () => extendLease(database.db, row.id, this.id, Date.now() + this.leaseMs),
       async () => {
@@ -204,7 +205,7 @@ export class Worker {
   }
 
   private async fail(job: RunningJob, handler: JobHandler | undefined, context: JobContext, error: Error) {
-    const { db } = this.options.context.database;
+    const { db } = this.options.database;
     const now = Date.now();
     const last = job.attempt >= job.maxAttempts;
     this.options.logger.warn({ err: error, jobId: job.id, attempt: job.attempt, last }, 'job attempt failed');

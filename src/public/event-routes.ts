@@ -1,6 +1,6 @@
 import type { Api } from '../http/types.ts';
 import { EventBatch, EventsAccepted } from '../resources/sessions/schema.ts';
-import { recordSessionEvents } from '../resources/sessions/service.ts';
+import { recordVisit } from '../workflows/visits/service.ts';
 import { requireToken } from './token.ts';
 
 /** POST /v0/public/events: batches of session events from the tracking script. */
@@ -27,7 +27,7 @@ export async function eventRoutes(app: Api): Promise<void> {
         audienceId: token.audienceId,
         pageLinkId: token.pageLinkId,
       };
-      return { accepted: await recordSessionEvents(db, visit, events) };
+      return { accepted: await recordVisit(db, visit, events) };
     },
   );
 }

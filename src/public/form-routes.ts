@@ -1,7 +1,7 @@
 import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { FormSubmissionAccepted, FormSubmissionCreate } from '../resources/forms/schema.ts';
-import { submitForm } from '../resources/forms/service.ts';
+import { submitForm } from '../workflows/enrichment/service.ts';
 import { requireToken } from './token.ts';
 
 /** POST /v0/public/forms: the action form of a public page. */

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Api } from '../http/types.ts';
-import { resolveImageUrls } from './images.ts';
-import { resolvePageView } from './page-view.ts';
+import { resolveImageUrls } from '../workflows/page-view/images.ts';
+import { resolvePageView } from '../workflows/page-view/service.ts';
 import { imageRefsOf, renderNotFound, renderPage } from './render.ts';
 import { issueToken, TOKEN_VALID_MS } from './token.ts';
 import { TRACKER_SCRIPT, TRACKER_VERSION } from './tracker.ts';

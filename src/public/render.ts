@@ -1,8 +1,8 @@
-import type { ActionCardWidget, FooterLinkGroup, PageMetadata } from '../resources/pages/schema.ts';
-import { SAFE_URL } from '../resources/pages/schema.ts';
+import { type PageMetadata, SAFE_URL } from '../http/page-metadata.ts';
+import type { ActionCardWidget, FooterLinkGroup } from '../resources/pages/schema.ts';
+import type { ImageRefs, ImageUrls } from '../workflows/page-view/images.ts';
+import type { PageView } from '../workflows/page-view/service.ts';
 import { type Html, html, type Part, raw } from './html.ts';
-import type { ImageRefs, ImageUrls } from './images.ts';
-import type { PageView } from './page-view.ts';
 import { PAGE_STYLES } from './styles.ts';
 
 /** Everything a public page is rendered from. */

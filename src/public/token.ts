@@ -1,7 +1,7 @@
 import type { Database } from '../db/connection.ts';
 import { TenantDb } from '../db/tenant-db.ts';
-import { invalidField } from '../errors.ts';
-import type { Signer } from '../signing.ts';
+import { invalidField } from '../shared/errors.ts';
+import type { Signer } from '../shared/signing.ts';
 
 const PURPOSE = 'public-token';
 /** A page's token outlives any reasonable visit, and a tab left open for a day. */

@@ -69,7 +69,7 @@ describe('tailor tenants and keys', () => {
     const runs = await Promise.all([1, 2, 3].map(() => tailor(['migrate'], env)));
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const applied = runs.flatMap((run) => json(run.stdout).applied);
-    expect(applied).toEqual(Object.keys(migrationsFor(sqliteDialect)));
+    expect(applied).toEqual(Object.keys(await migrationsFor(sqliteDialect)));
     expect(json((await tailor(['migrate'], env)).stdout)).toEqual({ applied: [] });
   });
 });

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
+import { GENERATE_JOB } from '../../src/workflows/audience-versions/service.ts';
 import { type Environment, freshEnvironment, startServe } from '../helpers/process.ts';
 
 let environment: Environment | undefined;
@@ -61,7 +62,7 @@ describe('tailor worker', () => {
         jobs = await database.db
           .selectFrom('jobs')
           .select(['state', 'attempts', 'locked_by'])
-          .where('kind', '=', 'audience.generate')
+          .where('kind', '=', GENERATE_JOB)
           .execute();
         if (jobs.length === AUDIENCES && jobs.every((job) => job.state === 'done')) break;
         await new Promise((resolve) => setTimeout(resolve, 100));

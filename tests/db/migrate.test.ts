@@ -17,7 +17,7 @@ describe('migrations', () => {
     try {
       const results = await Promise.all(nodes.map((node) => migrateToLatest(node)));
       const applied = results.flat().map((result) => result.migrationName);
-      expect(applied).toEqual(Object.keys(migrationsFor(sqliteDialect)));
+      expect(applied).toEqual(Object.keys(await migrationsFor(sqliteDialect)));
       expect(await migrateToLatest(nodes[0] as (typeof nodes)[number])).toEqual([]);
     } finally {
       for (const node of nodes) await node.close();

@@ -7,16 +7,16 @@ import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.ts';
+import { type BackgroundWork, backgroundWork } from '../../src/background.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { createJobContext } from '../../src/jobs/context.ts';
-import { JOB_HANDLERS, SCHEDULED_TASKS } from '../../src/jobs/registry.ts';
+import type { JobHandler } from '../../src/jobs/queue.ts';
 import type { JobContext } from '../../src/jobs/types.ts';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.ts';
 import { type FileStorage, LocalDiskStorage } from '../../src/resources/files/storage.ts';
-import { createTenant } from '../../src/resources/tenants/service.ts';
-import { Signer } from '../../src/signing.ts';
+import { Signer } from '../../src/shared/signing.ts';
+import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
 
 export const onPostgres = process.env.TEST_DB === 'postgres';
 export const TEST_SECRET = 'test-secret-test-secret-test-secret-0123';
@@ -87,10 +87,17 @@ export interface TestServer {
   app: FastifyInstance;
   database: Database;
   storage: FileStorage;
-  /** What background work runs with on this server. */
-  jobContext: Omit<JobContext, 'now'>;
-  /** A worker with every handler and scheduled task of the service; start it, or drain it. */
-  worker(options?: Partial<WorkerOptions>): Worker;
+  /** The context a job or scheduled task runs with, at `now` (default: the present). */
+  jobContext(now?: number): JobContext;
+  /** The service's job handlers and scheduled tasks, configured by the server's environment and `env`. */
+  background(env?: Record<string, string>): BackgroundWork;
+  /** Every job handler of the service, with `handler` in place of the one of its kind. */
+  handlersWith(handler: JobHandler): JobHandler[];
+  /**
+   * A worker with every handler and scheduled task of the service; start it, or drain it. `env`
+   * configures it as that environment would a node.
+   */
+  worker(options?: Partial<WorkerOptions> & { env?: Record<string, string> }): Worker;
   /** A fresh tenant with its own key: tests stay independent on a shared database. */
   newTenant(): Promise<Client>;
   anonymous(): Client;
@@ -164,30 +171,29 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
   });
-  const jobContext = createJobContext(
-    loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env }),
-    database,
-    storage,
-  );
+  const background = (env: Record<string, string> = {}) =>
+    backgroundWork(loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env, ...env }), storage);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return {
     url,
     app,
     database,
     storage,
-    jobContext,
-    worker: (overrides = {}) =>
+    jobContext: (now = Date.now()) => ({ database, now }),
+    background,
+    handlersWith: (handler) =>
+      background().handlers.map((existing) => (existing.kind === handler.kind ? handler : existing)),
+    worker: ({ env, ...overrides } = {}) =>
       new Worker({
-        context: jobContext,
-        handlers: JOB_HANDLERS,
-        schedules: SCHEDULED_TASKS,
+        database,
+        ...background(env),
         logger: { info() {}, warn() {}, error() {} },
         pollMs: 20,
         ...overrides,
       }),
     async newTenant() {
       const name = `Test ${randomBytes(6).toString('hex')}`;
-      const tenant = await createTenant(database.db, database.dialect, { name });
+      const tenant = await createTenantWithKey(database, { name });
       return new Client(url, tenant.apiKey, tenant.tenantId);
     },
     anonymous: () => new Client(url, undefined, ''),

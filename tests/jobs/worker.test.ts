@@ -2,38 +2,33 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { TenantDb } from '../../src/db/tenant-db.ts';
-import { createJobContext } from '../../src/jobs/context.ts';
 import { enqueue, type JobHandler, RetryAt } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { ScheduledTask } from '../../src/jobs/types.ts';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.ts';
-import { LocalDiskStorage } from '../../src/resources/files/storage.ts';
-import { createTenant } from '../../src/resources/tenants/service.ts';
+import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
 import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/server.ts';
 
 let database: Database;
 let tenant: TenantDb;
 const silent = { info() {}, warn() {}, error() {} };
-const storage = new LocalDiskStorage(path.join(os.tmpdir(), 'tailor-worker-test-files'));
-const settings = loadConfig({});
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-jobs-'));
 
 beforeAll(async () => {
   database = onPostgres ? await testDatabase() : openDatabase({ databaseUrl: undefined, dataDir });
   await migrateToLatest(database);
-  const created = await createTenant(database.db, database.dialect, { name: `Jobs ${Math.random()}` });
+  const created = await createTenantWithKey(database, { name: `Jobs ${Math.random()}` });
   tenant = new TenantDb(created.tenantId, database.db, database.dialect);
 });
 afterAll(() => database.close());
 
 function worker(handlers: JobHandler[], options: Partial<WorkerOptions> = {}, on: Database = database) {
   return new Worker({
-    context: createJobContext(settings, on, storage),
+    database: on,
     handlers,
     schedules: [],
     logger: silent,
@@ -186,13 +181,13 @@ describe('jobs', () => {
       },
     };
     const a = new Worker({
-      context: createJobContext(settings, database, storage),
+      database,
       handlers: [],
       schedules: [task],
       logger: silent,
     });
     const b = new Worker({
-      context: createJobContext(settings, other, storage),
+      database: other,
       handlers: [],
       schedules: [task],
       logger: silent,

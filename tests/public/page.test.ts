@@ -4,7 +4,7 @@ import type { Database } from '../../src/db/connection.ts';
 import { escapeHtml } from '../../src/public/html.ts';
 import { readToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
 import { getTenant } from '../../src/resources/tenants/service.ts';
-import { Signer } from '../../src/signing.ts';
+import { Signer } from '../../src/shared/signing.ts';
 import { png, uploadImage } from '../helpers/images.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer, testDatabase } from '../helpers/server.ts';
 

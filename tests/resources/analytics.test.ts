@@ -2,12 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantDb } from '../../src/db/tenant-db.ts';
 import { issueToken } from '../../src/public/token.ts';
 import { AudienceAnalytics } from '../../src/resources/sessions/schema.ts';
-import {
-  recordFormSubmitted,
-  recordSessionEvents,
-  type Visit,
-} from '../../src/resources/sessions/service.ts';
-import { Signer } from '../../src/signing.ts';
+import type { Visit } from '../../src/resources/sessions/service.ts';
+import { Signer } from '../../src/shared/signing.ts';
+import { recordFormInSession, recordVisit } from '../../src/workflows/visits/service.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
 
@@ -81,7 +78,7 @@ const sessionId = () => `session-${Date.now()}-${++sessionCounter}`;
 
 async function storedSessions(audienceId: string) {
   return server.database.db
-    .selectFrom('visit_sessions')
+    .selectFrom('sessions')
     .selectAll()
     .where('audience_id', '=', audienceId)
     .execute();
@@ -259,7 +256,7 @@ describe('GET /v0/pages/{id}/analytics/audiences', () => {
     });
     const [a, b, c, d] = [sessionId(), sessionId(), sessionId(), sessionId()];
     // a: engaged, clicked the CTA: 2 interactions, 80% scroll, 15 s.
-    await recordSessionEvents(
+    await recordVisit(
       s.db,
       visit(a),
       [
@@ -273,7 +270,7 @@ describe('GET /v0/pages/{id}/analytics/audiences', () => {
       base + 30 * 60_000,
     );
     // b: a bounce: nothing but 10% scroll and 3 s.
-    await recordSessionEvents(
+    await recordVisit(
       s.db,
       visit(b),
       [
@@ -283,20 +280,10 @@ describe('GET /v0/pages/{id}/analytics/audiences', () => {
       base + HOUR + 15 * 60_000,
     );
     // c: no action, but 12 s: not a bounce, no conversion.
-    await recordSessionEvents(
-      s.db,
-      visit(c),
-      [{ type: 'time', at: 0, ms: 7_000 }],
-      base + 2 * HOUR + 45 * 60_000,
-    );
-    await recordSessionEvents(
-      s.db,
-      visit(c),
-      [{ type: 'time', at: 0, ms: 5_000 }],
-      base + 2 * HOUR + 46 * 60_000,
-    );
+    await recordVisit(s.db, visit(c), [{ type: 'time', at: 0, ms: 7_000 }], base + 2 * HOUR + 45 * 60_000);
+    await recordVisit(s.db, visit(c), [{ type: 'time', at: 0, ms: 5_000 }], base + 2 * HOUR + 46 * 60_000);
     // d: a form submission, no other event.
-    await recordFormSubmitted(s.db, visit(d), base + 2 * HOUR + 50 * 60_000);
+    await recordFormInSession(s.db, visit(d), base + 2 * HOUR + 50 * 60_000);
   }
 
   const period = (from: number, to: number) =>

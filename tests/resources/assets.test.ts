@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeTrashedAssets } from '../../src/resources/assets/purge.ts';
 import { Asset, AssetList, TrashList } from '../../src/resources/assets/schema.ts';
 import { storageKey } from '../../src/resources/files/download-links.ts';
 import { giveUp } from '../../src/resources/files/service.ts';
+import { assetPurge } from '../../src/workflows/asset-purge/task.ts';
 import { png as redPng } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
@@ -18,10 +18,6 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const DAY = 86_400_000;
-
-function jobContext(now: number) {
-  return { database: server.database, storage: server.storage, now };
-}
 
 /** A 1×1 PNG; `shade` makes each one's bytes different. */
 const png = (shade = 0) => redPng(shade, 0, 0);
@@ -665,6 +661,9 @@ describe('substring search index', () => {
 });
 
 // Runs last in this file: the purge sweeps every tenant of the shared database.
+/** The purge as a node runs it, on this server's file storage. */
+const purgeTrashedAssets = () => assetPurge(server.storage);
+
 describe('purgeTrashedAssets', () => {
   let tenant: Client;
   let own: { assetId: string; data: { fileId: string }; downloadUrl: string };
@@ -685,19 +684,19 @@ describe('purgeTrashedAssets', () => {
   });
 
   it('is a scheduled task with a stable name', () => {
-    expect(purgeTrashedAssets.name).toBe('purge-trashed-assets');
-    expect(purgeTrashedAssets.everyMs).toBeGreaterThan(0);
+    expect(purgeTrashedAssets().name).toBe('assets.purge');
+    expect(purgeTrashedAssets().everyMs).toBeGreaterThan(0);
   });
 
   it('leaves assets trashed for less than 30 days alone', async () => {
-    await purgeTrashedAssets.run(jobContext(Date.now() + 29 * DAY));
+    await purgeTrashedAssets().run(server.jobContext(Date.now() + 29 * DAY));
     expect((await tenant.get(`/v0/assets/${own.assetId}`)).body.lifecycleState).toBe('trashed');
     expect((await fetchLink(own.downloadUrl)).status).toBe(200);
   });
 
   it('deletes assets 30 days after they were trashed, with their URLs', async () => {
     const now = Date.now() + 31 * DAY;
-    await purgeTrashedAssets.run(jobContext(now));
+    await purgeTrashedAssets().run(server.jobContext(now));
     for (const asset of [own, sharing]) {
       const response = await tenant.get(`/v0/assets/${asset.assetId}`);
       expect(response.status).toBe(200);
@@ -766,7 +765,7 @@ describe('purgeTrashedAssets', () => {
 
   it('is safe to run again', async () => {
     const before = (await tenant.get(`/v0/assets/${own.assetId}`)).body;
-    await purgeTrashedAssets.run(jobContext(Date.now() + 62 * DAY));
+    await purgeTrashedAssets().run(server.jobContext(Date.now() + 62 * DAY));
     expect((await tenant.get(`/v0/assets/${own.assetId}`)).body).toEqual(before);
     expect((await fetchLink(keeper.downloadUrl)).status).toBe(200);
   });
@@ -777,7 +776,7 @@ describe('purgeTrashedAssets', () => {
     // As if the purge gave the file up just before this asset's transaction committed.
     await giveUp(server.database.db, tenant.tenantId, fileId, Date.now());
     expect((await tenant.get(`/v0/files/${fileId}`)).body.downloadUrl).toBeNull();
-    await purgeTrashedAssets.run(jobContext(Date.now()));
+    await purgeTrashedAssets().run(server.jobContext(Date.now()));
     const file = (await tenant.get(`/v0/files/${fileId}`)).body;
     expect(file.deletedAt).toBeNull();
     expect((await fetchLink(file.downloadUrl)).status).toBe(200);

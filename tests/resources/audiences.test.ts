@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createJobContext } from '../../src/jobs/context.ts';
+import type { JobHandler } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
-import type { Personalizer } from '../../src/resources/audiences/personalizer.ts';
 import { Audience, AudienceList, AudienceVersionList } from '../../src/resources/audiences/schema.ts';
+import { generationJob } from '../../src/workflows/audience-versions/generation.ts';
+import type { Personalizer } from '../../src/workflows/audience-versions/personalizer.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -299,7 +299,7 @@ describe('generation and the version life', () => {
         throw new Error('model unavailable');
       },
     };
-    const worker = server.worker({ context: { ...server.jobContext, personalizer: failing } });
+    const worker = server.worker({ handlers: server.handlersWith(generationJob(failing) as JobHandler) });
     await worker.drain();
     expect((await api.get(audienceUrl(audience))).body.status).toBe('pending');
     let now = Date.now();
@@ -359,15 +359,11 @@ describe('generation and the version life', () => {
     });
     await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
     const { port } = fake.address() as AddressInfo;
-    const context = createJobContext(
-      loadConfig({ TAILOR_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, TAILOR_LLM_MODEL: 'test-model' }),
-      server.database,
-      server.storage,
-    );
+    const env = { TAILOR_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`, TAILOR_LLM_MODEL: 'test-model' };
     try {
       const page = await createPage();
       const audience = await createAudience(page.pageId);
-      await server.worker({ context }).drain();
+      await server.worker({ env }).drain();
       const [latest] = (await api.get(`${audienceUrl(audience)}/versions`)).body.items;
       expect(latest.state).toBe('draft');
       expect(latest.content.headline).toBe('Hello from the model');
@@ -377,7 +373,7 @@ describe('generation and the version life', () => {
 
       answer = 500;
       const failing = await createAudience(page.pageId);
-      await server.worker({ context }).drain();
+      await server.worker({ env }).drain();
       expect((await api.get(audienceUrl(failing))).body.status).toBe('pending');
     } finally {
       fake.close();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalDomain } from '../../src/resources/accounts/domain.ts';
+import { canonicalDomain } from '../../src/shared/domain.ts';
 
 describe('canonical account domains', () => {
   it.each([

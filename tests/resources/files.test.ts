@@ -11,8 +11,8 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { downloadUrl, storageKey } from '../../src/resources/files/download-links.ts';
 import { S3Storage } from '../../src/resources/files/s3-storage.ts';
 import { File } from '../../src/resources/files/schema.ts';
-import { createTenant } from '../../src/resources/tenants/service.ts';
-import { Signer } from '../../src/signing.ts';
+import { Signer } from '../../src/shared/signing.ts';
+import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
 import { png } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer, testDatabase } from '../helpers/server.ts';
@@ -436,7 +436,7 @@ describe('S3-compatible storage', () => {
   });
 
   it('keeps uploaded files and serves them through signed links', async () => {
-    const tenant = await createTenant(database.db, database.dialect, {
+    const tenant = await createTenantWithKey(database, {
       name: `S3 ${randomBytes(6).toString('hex')}`,
     });
     const bytes = png(1, 1, 1);

@@ -1,19 +1,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { TenantDb } from '../../src/db/tenant-db.ts';
-import { JOB_HANDLERS } from '../../src/jobs/registry.ts';
+import type { JobHandler } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
-import { Account } from '../../src/resources/accounts/schema.ts';
-import { enrichmentJob } from '../../src/resources/forms/enrichment.ts';
-import type { EnrichmentProvider } from '../../src/resources/forms/provider.ts';
 import {
-  FormEnrichedData,
   FormEnrichmentFailedData,
   FormSubmissionAccepted,
   FormSubmittedData,
 } from '../../src/resources/forms/schema.ts';
-import { Signer } from '../../src/signing.ts';
+import { Signer } from '../../src/shared/signing.ts';
+import { Account } from '../../src/workflows/account-view/schema.ts';
+import { enrichmentJob } from '../../src/workflows/enrichment/job.ts';
+import type { EnrichmentProvider } from '../../src/workflows/enrichment/provider.ts';
+import { FormEnrichedData } from '../../src/workflows/enrichment/schema.ts';
+import { ENRICH_JOB } from '../../src/workflows/enrichment/service.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
@@ -196,7 +197,7 @@ describe('POST /v0/public/forms', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     expect((await submissionRow(response.body.formSubmissionId))?.session_id).toBe(sessionId);
     const session = await server.database.db
-      .selectFrom('visit_sessions')
+      .selectFrom('sessions')
       .select(['form_submits', 'audience_id'])
       .where('tenant_id', '=', origin.tenantId)
       .where('id', '=', sessionId)
@@ -256,7 +257,7 @@ describe('POST /v0/public/forms', () => {
       session_id: sessionId,
     });
     const session = await server.database.db
-      .selectFrom('visit_sessions')
+      .selectFrom('sessions')
       .select(['audience_id', 'form_submits'])
       .where('tenant_id', '=', origin.tenantId)
       .where('id', '=', sessionId)
@@ -440,10 +441,7 @@ describe('enrichment', () => {
 
   describe('with a provider that fails', () => {
     function workerWith(provider: EnrichmentProvider): Worker {
-      const handlers = JOB_HANDLERS.map((handler) =>
-        handler.kind === 'form.enrich' ? (enrichmentJob(provider) as typeof handler) : handler,
-      );
-      return server.worker({ handlers });
+      return server.worker({ handlers: server.handlersWith(enrichmentJob(provider) as JobHandler) });
     }
 
     const down: EnrichmentProvider = {
@@ -540,7 +538,7 @@ describe('crashes', () => {
     const { db, dialect } = server.database;
     // A worker takes every due job, enrichment included, and dies without finishing any.
     const leased = await claimJobs(db, dialect, 'worker_that_died', 1000, now, 10_000);
-    expect(leased.some((job) => job.kind === 'form.enrich')).toBe(true);
+    expect(leased.some((job) => job.kind === ENRICH_JOB)).toBe(true);
 
     const survivor = server.worker();
     await survivor.drain(now);
@@ -578,7 +576,7 @@ describe('crashes', () => {
         maxAttempts: 5,
         db: tenantDb,
       },
-      { ...server.jobContext, now: Date.now() },
+      server.jobContext(),
     );
     await settle();
     expect(hooks.events().map((event) => event.type)).toEqual(['form.submitted', 'form.enriched']);

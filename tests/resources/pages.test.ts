@@ -359,10 +359,9 @@ describe('page states', () => {
     const page = await createPage();
     const kept = await createPage();
     await api.delete(`/v0/pages/${page.pageId}`);
-    const context = server.jobContext;
-    await purgeDeletedPages.run({ ...context, now: Date.now() + 29 * 86_400_000 });
+    await purgeDeletedPages.run(server.jobContext(Date.now() + 29 * 86_400_000));
     expect((await api.get(`/v0/pages/${page.pageId}`)).status).toBe(200);
-    await purgeDeletedPages.run({ ...context, now: Date.now() + 31 * 86_400_000 });
+    await purgeDeletedPages.run(server.jobContext(Date.now() + 31 * 86_400_000));
     expect((await api.get(`/v0/pages/${page.pageId}`)).status).toBe(404);
     expect((await api.get(`/v0/pages/${kept.pageId}`)).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantDb } from '../../src/db/tenant-db.ts';
-import { PersonLog, PersonLogList, Success } from '../../src/resources/person-logs/schema.ts';
-import { addActivity } from '../../src/resources/person-logs/service.ts';
+import { addActivity } from '../../src/resources/persons/log-service.ts';
+import { PersonLog, PersonLogList, Success } from '../../src/resources/persons/schema.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 

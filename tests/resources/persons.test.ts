@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Account } from '../../src/resources/accounts/schema.ts';
 import { Person, PersonList } from '../../src/resources/persons/schema.ts';
+import { Account } from '../../src/workflows/account-view/schema.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 

@@ -1,11 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
-import { createJobContext } from '../../src/jobs/context.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
-import type { JobContext } from '../../src/jobs/types.ts';
 import { AudienceVersion } from '../../src/resources/audiences/schema.ts';
+import { DELIVER_JOB } from '../../src/resources/webhooks/events.ts';
 import {
   WebhookDeliveryList,
   WebhookSubscription,
@@ -166,15 +164,6 @@ async function failingSince(subscriptionId: string): Promise<number | null | und
     .where('id', '=', subscriptionId)
     .executeTakeFirst();
   return row?.failing_since;
-}
-
-/** A job context with other webhook settings, built from the environment as a node would. */
-function contextWith(env: Record<string, string>): Omit<JobContext, 'now'> {
-  return createJobContext(
-    loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...env }),
-    server.database,
-    server.storage,
-  );
 }
 
 describe('POST /v0/webhook_subscriptions', () => {
@@ -539,9 +528,7 @@ describe('receiver URL rules', () => {
       const client = await server.newTenant();
       const created = await subscribe(client, { url: address(hooks.url), events: ['page.version.created'] });
       await createAudience(client);
-      const refusing = server.worker({
-        context: { ...server.jobContext, webhooks: { ...server.jobContext.webhooks, allowPrivate: false } },
-      });
+      const refusing = server.worker({ env: { TAILOR_WEBHOOK_ALLOW_PRIVATE: 'false' } });
       await refusing.drain();
       expect(hooks.received).toHaveLength(0);
       const [delivery] = (await deliveries(client, created.subscriptionId)).items;
@@ -807,7 +794,7 @@ describe('retries', () => {
     const client = await server.newTenant();
     const created = await subscribe(client, { url: hooks.url, events: ['page.version.created'] });
     await createAudience(client);
-    const worker = server.worker({ context: contextWith({ TAILOR_WEBHOOK_RETRY_SCHEDULE: '1s,1s' }) });
+    const worker = server.worker({ env: { TAILOR_WEBHOOK_RETRY_SCHEDULE: '1s,1s' } });
     await worker.drain();
     expect(hooks.received).toHaveLength(1);
     const [pending] = (await deliveries(client, created.subscriptionId)).items;
@@ -841,7 +828,7 @@ describe('retries', () => {
       .where('id', '=', created.subscriptionId)
       .execute();
     await createAudience(client);
-    const worker = server.worker({ context: contextWith({ TAILOR_WEBHOOK_RETRY_SCHEDULE: '1s' }) });
+    const worker = server.worker({ env: { TAILOR_WEBHOOK_RETRY_SCHEDULE: '1s' } });
     await worker.drain(Date.now() + MINUTE);
     expect(hooks.received).toHaveLength(2);
     expect((await client.get(`${BASE}/${created.subscriptionId}`)).body.active).toBe(false);
@@ -898,7 +885,7 @@ describe('retries', () => {
     const client = await server.newTenant();
     const created = await subscribe(client, { url: hooks.url, events: ['page.version.created'] });
     await createAudience(client);
-    const worker = server.worker({ context: contextWith({ TAILOR_WEBHOOK_TIMEOUT_MS: '300' }) });
+    const worker = server.worker({ env: { TAILOR_WEBHOOK_TIMEOUT_MS: '300' } });
     const started = Date.now();
     await worker.drain();
     expect(Date.now() - started).toBeLessThan(5_000);
@@ -925,7 +912,7 @@ describe('restarts', () => {
     const now = Date.now();
     const { db, dialect } = server.database;
     const leased = await claimJobs(db, dialect, 'worker_that_died', 1000, now, 10_000);
-    expect(leased.some((job) => job.kind === 'webhook.deliver')).toBe(true);
+    expect(leased.some((job) => job.kind === DELIVER_JOB)).toBe(true);
 
     const survivor = server.worker();
     await survivor.drain(now);

@@ -8,7 +8,6 @@ import {
   SearchQuery,
   Timestamp,
 } from '../../http/schemas.ts';
-import { Person } from '../persons/schema.ts';
 
 const AccountId = Type.String({ pattern: '^account_[a-z0-9]{26}$', minLength: 1 });
 const AccountName = Type.String({ minLength: 1, maxLength: 255 });
@@ -28,11 +27,9 @@ const accountFields = {
   }),
 };
 
-export const Account = Type.Object({
-  ...accountFields,
-  linkedPersons: Type.Array(Person, { description: 'Up to 100 linked persons, most recently updated first' }),
-});
-export type Account = Static<typeof Account>;
+/** An account's own fields; the API shows them with the linked persons (workflows/account-view). */
+export const AccountFields = Type.Object(accountFields);
+export type AccountFields = Static<typeof AccountFields>;
 
 export const AccountSearchItem = Type.Object({ ...accountFields, linkedPersonsCount: Count });
 export type AccountSearchItem = Static<typeof AccountSearchItem>;

@@ -1,26 +1,24 @@
-import { mapPage, type Page, type PageRequest } from '../../db/paging.ts';
+import type { Paged, Paging } from '../../db/paging.ts';
+import { mapPaged } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { AppError, invalidField, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../time.ts';
-import { linkedPersons } from '../persons/service.ts';
-import { canonicalDomain } from './domain.ts';
-import type { Account, AccountCreate, AccountSearchItem } from './schema.ts';
+import { canonicalDomain } from '../../shared/domain.ts';
+import { AppError, invalidField, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
+import type { AccountCreate, AccountFields, AccountSearchItem } from './schema.ts';
 import {
   type AccountRow,
-  type AccountSearchRow,
-  type AccountWithActivity,
   ensureAccount,
   findAccount,
   findAccountByDomain,
+  findAccounts,
   insertAccount,
+  type NewAccountRow,
   renameAccount,
   searchAccounts,
 } from './store.ts';
 
-const LINKED_PERSONS_SHOWN = 100;
-
-function fields(row: AccountWithActivity) {
+function present(row: AccountRow): AccountFields {
   return {
     accountId: row.id,
     domain: row.domain,
@@ -31,22 +29,28 @@ function fields(row: AccountWithActivity) {
   };
 }
 
-function presentSearchItem(row: AccountSearchRow): AccountSearchItem {
-  return { ...fields(row), linkedPersonsCount: Number(row.linked_persons_count) };
+function presentSearchItem(row: AccountRow): AccountSearchItem {
+  return { ...present(row), linkedPersonsCount: Number(row.linked_persons_count) };
 }
 
-function newAccountRow(domain: string, name: string | null): AccountRow {
+function newAccountRow(domain: string, name: string | null): NewAccountRow {
   const now = Date.now();
   return { id: newId('account'), domain, name, created_at: now, updated_at: now };
 }
 
-export async function getAccount(db: TenantDb, id: string): Promise<Account> {
+export async function getAccountFields(db: TenantDb, id: string): Promise<AccountFields> {
   const row = await findAccount(db, id);
   if (!row) throw notFound(`Account ${id}`);
-  return { ...fields(row), linkedPersons: await linkedPersons(db, id, LINKED_PERSONS_SHOWN) };
+  return present(row);
 }
 
-export async function createAccount(db: TenantDb, input: AccountCreate): Promise<Account> {
+/** The accounts of these ids that exist, by id. */
+export async function accountsByIds(db: TenantDb, ids: string[]): Promise<Map<string, AccountFields>> {
+  const rows = await findAccounts(db, [...new Set(ids)]);
+  return new Map(rows.map((row) => [row.id, present(row)]));
+}
+
+export async function createAccount(db: TenantDb, input: AccountCreate): Promise<AccountFields> {
   const domain = canonicalDomain(input.domain);
   if (!domain) throw invalidField('/body/domain', 'must be a domain name with a dot, e.g. acme.com');
   const row = newAccountRow(domain, input.name ?? null);
@@ -60,24 +64,24 @@ export async function createAccount(db: TenantDb, input: AccountCreate): Promise
       `An account with domain ${domain} already exists: ${holder?.id ?? 'unknown'}`,
     );
   }
-  return getAccount(db, row.id);
+  return getAccountFields(db, row.id);
 }
 
-export async function renameAccountById(db: TenantDb, id: string, name: string): Promise<Account> {
+export async function renameAccountById(db: TenantDb, id: string, name: string): Promise<AccountFields> {
   if (!(await renameAccount(db, id, name, Date.now()))) throw notFound(`Account ${id}`);
-  return getAccount(db, id);
+  return getAccountFields(db, id);
 }
 
 export async function searchAccountItems(
   db: TenantDb,
   filter: { query?: string; includeEmptyOnly?: string },
-  page: PageRequest,
-): Promise<Page<AccountSearchItem>> {
+  page: Paging,
+): Promise<Paged<AccountSearchItem>> {
   const emptyOnly = filter.includeEmptyOnly === 'true' || filter.includeEmptyOnly === '1';
-  return mapPage(await searchAccounts(db, { query: filter.query, emptyOnly }, page), presentSearchItem);
+  return mapPaged(await searchAccounts(db, { query: filter.query, emptyOnly }, page), presentSearchItem);
 }
 
 /** The id of the account of a canonical domain, created (without a name) when there is none. */
-export async function accountIdForDomain(db: TenantDb, domain: string): Promise<string> {
-  return (await ensureAccount(db, newAccountRow(domain, null))).id;
+export function accountIdForDomain(db: TenantDb, domain: string): Promise<string> {
+  return ensureAccount(db, newAccountRow(domain, null));
 }

@@ -1,11 +1,10 @@
-import { type Selectable, sql } from 'kysely';
-import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
-import type { AccountsTable } from '../../db/schema.ts';
+import type { Insertable, Selectable } from 'kysely';
+import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
+import type { AccountsTable, AccountsTables } from './tables.ts';
 
 export type AccountRow = Omit<Selectable<AccountsTable>, 'tenant_id'>;
-export type AccountWithActivity = AccountRow & { latest_activity_at: number | null };
-export type AccountSearchRow = AccountWithActivity & { linked_persons_count: number };
+export type NewAccountRow = Omit<Insertable<AccountsTable>, 'tenant_id'>;
 
 export interface AccountFilter {
   query?: string;
@@ -13,44 +12,55 @@ export interface AccountFilter {
 }
 
 const COLUMNS = [
-  'accounts.id',
-  'accounts.domain',
-  'accounts.name',
-  'accounts.created_at',
-  'accounts.updated_at',
+  'id',
+  'domain',
+  'name',
+  'created_at',
+  'updated_at',
+  'linked_persons_count',
+  'latest_activity_at',
 ] as const;
 
-const latestActivity = sql<
-  number | null
->`(SELECT max(p.latest_activity_at) FROM persons p WHERE p.account_id = accounts.id)`;
-const linkedCount = sql<number>`(SELECT count(*) FROM persons p WHERE p.account_id = accounts.id)`;
-
-export async function insertAccount(db: TenantDb, row: AccountRow): Promise<void> {
+export async function insertAccount(db: TenantDb<AccountsTables>, row: NewAccountRow): Promise<void> {
   await db.insertInto('accounts', row).execute();
 }
 
-/** Inserts the account unless its domain is taken; either way returns the account of the domain. */
-export async function ensureAccount(db: TenantDb, row: AccountRow): Promise<AccountRow> {
+/** Inserts the account unless its domain is taken; either way returns the id of the domain's account. */
+export async function ensureAccount(db: TenantDb<AccountsTables>, row: NewAccountRow): Promise<string> {
   await db
     .insertInto('accounts', row)
     .onConflict((oc) => oc.columns(['tenant_id', 'domain']).doNothing())
     .execute();
-  return db.selectFrom('accounts').select(COLUMNS).where('domain', '=', row.domain).executeTakeFirstOrThrow();
-}
-
-export function findAccount(db: TenantDb, id: string): Promise<AccountWithActivity | undefined> {
-  return db
+  const found = await db
     .selectFrom('accounts')
-    .select([...COLUMNS, latestActivity.as('latest_activity_at')])
-    .where('id', '=', id)
-    .executeTakeFirst();
+    .select('id')
+    .where('domain', '=', row.domain)
+    .executeTakeFirstOrThrow();
+  return found.id;
 }
 
-export function findAccountByDomain(db: TenantDb, domain: string): Promise<AccountRow | undefined> {
+export function findAccount(db: TenantDb<AccountsTables>, id: string): Promise<AccountRow | undefined> {
+  return db.selectFrom('accounts').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export function findAccounts(db: TenantDb<AccountsTables>, ids: string[]): Promise<AccountRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('accounts').select(COLUMNS).where('id', 'in', ids).execute();
+}
+
+export function findAccountByDomain(
+  db: TenantDb<AccountsTables>,
+  domain: string,
+): Promise<AccountRow | undefined> {
   return db.selectFrom('accounts').select(COLUMNS).where('domain', '=', domain).executeTakeFirst();
 }
 
-export async function renameAccount(db: TenantDb, id: string, name: string, at: number): Promise<boolean> {
+export async function renameAccount(
+  db: TenantDb<AccountsTables>,
+  id: string,
+  name: string,
+  at: number,
+): Promise<boolean> {
   const result = await db
     .updateTable('accounts')
     .set({ name, updated_at: at })
@@ -60,30 +70,18 @@ export async function renameAccount(db: TenantDb, id: string, name: string, at: 
 }
 
 export async function searchAccounts(
-  db: TenantDb,
+  db: TenantDb<AccountsTables>,
   filter: AccountFilter,
-  page: PageRequest,
-): Promise<Page<AccountSearchRow>> {
+  page: Paging,
+): Promise<Paged<AccountRow>> {
   let matching = db.selectFrom('accounts');
   if (filter.query)
     matching = matching.where(db.dialect.substringMatch('accounts', ['name', 'domain'], filter.query));
-  if (filter.emptyOnly) {
-    matching = matching.where(
-      sql<boolean>`NOT EXISTS (SELECT 1 FROM persons p WHERE p.account_id = accounts.id)`,
-    );
-  }
+  if (filter.emptyOnly) matching = matching.where('linked_persons_count', '=', 0);
   const [rows, total] = await Promise.all([
-    descendingAfter(
-      matching.select([
-        ...COLUMNS,
-        latestActivity.as('latest_activity_at'),
-        linkedCount.as('linked_persons_count'),
-      ]),
-      'accounts.id',
-      page,
-    ),
+    descendingAfter(matching.select(COLUMNS), 'accounts.id', page),
     // Unfiltered, the total is the tenant's counter: no count over every account.
     filter.query || filter.emptyOnly ? db.countRows(matching) : db.rowCount('accounts'),
   ]);
-  return pageOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total);
 }

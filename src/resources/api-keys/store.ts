@@ -1,15 +1,18 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { ApiKeysTable, DB } from '../../db/schema.ts';
+import type { ApiKeysTable, ApiKeysTables } from './tables.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 
 // Keys are looked up before the tenant is known, so this store works on the whole database.
 
-export function insertApiKey(db: Kysely<DB>, row: ApiKeyRow): Promise<unknown> {
+export function insertApiKey(db: Kysely<ApiKeysTables>, row: ApiKeyRow): Promise<unknown> {
   return db.insertInto('api_keys').values(row).execute();
 }
 
-export function findLiveKeyByHash(db: Kysely<DB>, keyHash: string): Promise<ApiKeyRow | undefined> {
+export function findLiveKeyByHash(
+  db: Kysely<ApiKeysTables>,
+  keyHash: string,
+): Promise<ApiKeyRow | undefined> {
   return db
     .selectFrom('api_keys')
     .selectAll()
@@ -18,7 +21,7 @@ export function findLiveKeyByHash(db: Kysely<DB>, keyHash: string): Promise<ApiK
     .executeTakeFirst();
 }
 
-export function listKeysOfTenant(db: Kysely<DB>, tenantId: string): Promise<ApiKeyRow[]> {
+export function listKeysOfTenant(db: Kysely<ApiKeysTables>, tenantId: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')
     .selectAll()
@@ -27,7 +30,11 @@ export function listKeysOfTenant(db: Kysely<DB>, tenantId: string): Promise<ApiK
     .execute();
 }
 
-export async function revokeKey(db: Kysely<DB>, keyId: string, at: number): Promise<ApiKeyRow | undefined> {
+export async function revokeKey(
+  db: Kysely<ApiKeysTables>,
+  keyId: string,
+  at: number,
+): Promise<ApiKeyRow | undefined> {
   await db
     .updateTable('api_keys')
     .set({ revoked_at: at })

@@ -11,6 +11,7 @@ import {
   TrashQuery,
 } from './schema.ts';
 import {
+  type AssetFiles,
   createAsset,
   getAsset,
   listAssetsInState,
@@ -21,7 +22,8 @@ import {
 
 const tags = ['Assets'];
 
-export async function assetRoutes(api: Api): Promise<void> {
+/** The asset endpoints; `files` answers for the files the assets are images of. */
+export async function assetRoutes(api: Api, { files }: { files: AssetFiles }): Promise<void> {
   api.post(
     '/v0/assets',
     {
@@ -36,7 +38,7 @@ export async function assetRoutes(api: Api): Promise<void> {
       },
     },
     async (request, reply) => {
-      const asset = await createAsset(request.tenantDb, request.server, request.body);
+      const asset = await createAsset(request.tenantDb, files, request.body);
       return reply.code(201).header('Location', `/v0/assets/${asset.assetId}`).send(asset);
     },
   );
@@ -57,7 +59,7 @@ export async function assetRoutes(api: Api): Promise<void> {
       const { lifecycleState = 'active', assetType, query } = request.query;
       const filters = { lifecycleState, assetType, query: query || undefined };
       return paginate(request, filters, (page) =>
-        listAssetsInState(request.tenantDb, request.server, lifecycleState, filters, page),
+        listAssetsInState(request.tenantDb, files, lifecycleState, filters, page),
       );
     },
   );
@@ -77,16 +79,14 @@ export async function assetRoutes(api: Api): Promise<void> {
     (request) => {
       const { assetType, query } = request.query;
       const filters = { assetType, query: query || undefined };
-      return paginate(request, filters, (page) =>
-        listTrashedAssets(request.tenantDb, request.server, filters, page),
-      );
+      return paginate(request, filters, (page) => listTrashedAssets(request.tenantDb, files, filters, page));
     },
   );
 
   api.get(
     '/v0/assets/:asset_id',
     { schema: { tags, summary: 'Get an asset', params: AssetParams, response: { 200: Asset } } },
-    (request) => getAsset(request.tenantDb, request.server, request.params.asset_id),
+    (request) => getAsset(request.tenantDb, files, request.params.asset_id),
   );
 
   api.delete(
@@ -101,7 +101,7 @@ export async function assetRoutes(api: Api): Promise<void> {
         response: { 200: Asset },
       },
     },
-    (request) => trashAsset(request.tenantDb, request.server, request.params.asset_id),
+    (request) => trashAsset(request.tenantDb, files, request.params.asset_id),
   );
 
   api.post(
@@ -117,6 +117,6 @@ export async function assetRoutes(api: Api): Promise<void> {
         response: { 200: Asset },
       },
     },
-    (request) => restoreAsset(request.tenantDb, request.server, request.params.asset_id),
+    (request) => restoreAsset(request.tenantDb, files, request.params.asset_id),
   );
 }

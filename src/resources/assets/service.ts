@@ -1,21 +1,41 @@
-import type { Page, PageRequest } from '../../db/paging.ts';
-import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidField, invalidState, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../time.ts';
-import { assertImageFile, type FileLinks, fileLinks, type LinkSigner } from '../files/service.ts';
+import type { Kysely } from 'kysely';
+import type { Paged, Paging } from '../../db/paging.ts';
+import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
+import { invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import type { Asset, AssetCreate } from './schema.ts';
 import {
   type AssetFilter,
   type AssetRow,
+  expiredTrash,
+  fileInUse,
   filesOfAssets,
   findAsset,
   insertAsset,
   listAssets,
   listTrash,
+  markDeleted,
   moveAsset,
 } from './store.ts';
 import type { AssetLifecycleState } from './tables.ts';
+
+/** Signed links to a file's bytes and its preview, as an asset shows them. */
+export type FileLinks = Pick<Asset, 'downloadUrl' | 'previewDownloadUrl'>;
+
+/**
+ * What assets need of the files whose images they are. The files resource answers; the server
+ * wires it in (src/wiring.ts).
+ */
+export interface AssetFiles {
+  /**
+   * Fails with a 400 at `path` unless `fileId` is an image file of the tenant that is not deleted;
+   * inside a transaction it holds the file until the transaction ends.
+   */
+  assertImageFile(db: TenantDb, fileId: string, path: string): Promise<void>;
+  /** Signed links of each file, by file id. */
+  links(db: TenantDb, fileIds: string[]): Promise<Map<string, FileLinks>>;
+}
 
 const NO_LINKS: FileLinks = { downloadUrl: null, previewDownloadUrl: null };
 
@@ -40,17 +60,16 @@ function present(db: TenantDb, row: AssetRow, links: FileLinks): Asset {
 }
 
 /** Presents assets with their files' signed links, fetched in one query. */
-async function presentAll(db: TenantDb, signer: LinkSigner, rows: AssetRow[]): Promise<Asset[]> {
-  const links = await fileLinks(
+async function presentAll(db: TenantDb, files: AssetFiles, rows: AssetRow[]): Promise<Asset[]> {
+  const links = await files.links(
     db,
-    signer,
     rows.map((row) => row.file_id),
   );
   return rows.map((row) => present(db, row, links.get(row.file_id) ?? NO_LINKS));
 }
 
-async function presentOne(db: TenantDb, signer: LinkSigner, row: AssetRow): Promise<Asset> {
-  return (await presentAll(db, signer, [row]))[0] as Asset;
+async function presentOne(db: TenantDb, files: AssetFiles, row: AssetRow): Promise<Asset> {
+  return (await presentAll(db, files, [row]))[0] as Asset;
 }
 
 async function requireAsset(db: TenantDb, id: string): Promise<AssetRow> {
@@ -70,7 +89,7 @@ export async function assertLiveAsset(db: TenantDb, assetId: string, path: strin
  * Creates an image asset of an image file of the tenant. The file check and the insert share a
  * transaction, so that the purge cannot remove the file's bytes in between.
  */
-export async function createAsset(db: TenantDb, signer: LinkSigner, input: AssetCreate): Promise<Asset> {
+export async function createAsset(db: TenantDb, files: AssetFiles, input: AssetCreate): Promise<Asset> {
   const now = Date.now();
   const row: AssetRow = {
     id: newId('asset'),
@@ -92,14 +111,14 @@ export async function createAsset(db: TenantDb, signer: LinkSigner, input: Asset
   await db.transaction(async (tx) => {
     if (input.parentAssetId !== undefined)
       await assertLiveAsset(tx, input.parentAssetId, '/body/parentAssetId');
-    await assertImageFile(tx, input.fileId, '/body/fileId');
+    await files.assertImageFile(tx, input.fileId, '/body/fileId');
     await insertAsset(tx, row);
   });
-  return presentOne(db, signer, row);
+  return presentOne(db, files, row);
 }
 
-export async function getAsset(db: TenantDb, signer: LinkSigner, id: string): Promise<Asset> {
-  return presentOne(db, signer, await requireAsset(db, id));
+export async function getAsset(db: TenantDb, files: AssetFiles, id: string): Promise<Asset> {
+  return presentOne(db, files, await requireAsset(db, id));
 }
 
 /**
@@ -108,7 +127,7 @@ export async function getAsset(db: TenantDb, signer: LinkSigner, id: string): Pr
  */
 async function transition(
   db: TenantDb,
-  signer: LinkSigner,
+  files: AssetFiles,
   id: string,
   from: AssetLifecycleState,
   to: AssetLifecycleState,
@@ -124,38 +143,73 @@ async function transition(
   if (!moved && row.lifecycle_state === 'deleted') {
     throw invalidState(`Asset ${id} is deleted (its 30 days in the trash are over); it cannot be ${action}`);
   }
-  return presentOne(db, signer, row);
+  return presentOne(db, files, row);
 }
 
-export function trashAsset(db: TenantDb, signer: LinkSigner, id: string): Promise<Asset> {
-  return transition(db, signer, id, 'active', 'trashed', 'trashed');
+export function trashAsset(db: TenantDb, files: AssetFiles, id: string): Promise<Asset> {
+  return transition(db, files, id, 'active', 'trashed', 'trashed');
 }
 
-export function restoreAsset(db: TenantDb, signer: LinkSigner, id: string): Promise<Asset> {
-  return transition(db, signer, id, 'trashed', 'active', 'restored');
+export function restoreAsset(db: TenantDb, files: AssetFiles, id: string): Promise<Asset> {
+  return transition(db, files, id, 'trashed', 'active', 'restored');
 }
 
-async function presentPage(db: TenantDb, signer: LinkSigner, page: Page<AssetRow>): Promise<Page<Asset>> {
-  return { ...page, items: await presentAll(db, signer, page.items) };
+async function presentPage(db: TenantDb, files: AssetFiles, page: Paged<AssetRow>): Promise<Paged<Asset>> {
+  return { ...page, items: await presentAll(db, files, page.items) };
 }
 
 export async function listAssetsInState(
   db: TenantDb,
-  signer: LinkSigner,
+  files: AssetFiles,
   state: AssetLifecycleState,
   filter: AssetFilter,
-  page: PageRequest,
-): Promise<Page<Asset>> {
-  return presentPage(db, signer, await listAssets(db, state, filter, page));
+  page: Paging,
+): Promise<Paged<Asset>> {
+  return presentPage(db, files, await listAssets(db, state, filter, page));
 }
 
 export async function listTrashedAssets(
   db: TenantDb,
-  signer: LinkSigner,
+  files: AssetFiles,
   filter: AssetFilter,
-  page: PageRequest,
-): Promise<Page<Asset>> {
-  return presentPage(db, signer, await listTrash(db, filter, page));
+  page: Paging,
+): Promise<Paged<Asset>> {
+  return presentPage(db, files, await listTrash(db, filter, page));
+}
+
+/*
+ * The purge's side of assets: across tenants on the raw database, every change scoped by the row's
+ * own tenant_id.
+ */
+
+export const TRASH_KEPT_MS = 30 * 24 * 60 * 60 * 1000;
+const PURGE_BATCH = 200;
+
+/**
+ * Deletes for good every asset trashed at or before `cutoff`: `deleted`, `deletedAt` set, its links
+ * gone; `onFileFreed` hears of each file that no asset uses any more. Each step is a conditional
+ * update, so this is safe to repeat and to run beside requests: an asset restored meanwhile stays.
+ */
+export async function deleteExpiredTrash(
+  db: Kysely<AnyTables>,
+  cutoff: number,
+  now: number,
+  onFileFreed: (tenantId: string, fileId: string) => Promise<void>,
+): Promise<void> {
+  for (;;) {
+    const batch = await expiredTrash(db, cutoff, PURGE_BATCH);
+    for (const asset of batch) {
+      if (!(await markDeleted(db, asset, cutoff, now))) continue;
+      if (!(await fileInUse(db, asset.tenant_id, asset.file_id)))
+        await onFileFreed(asset.tenant_id, asset.file_id);
+    }
+    if (batch.length < PURGE_BATCH) return;
+  }
+}
+
+/** Whether an asset that is not deleted uses the file. */
+export function isFileInUse(db: Kysely<AnyTables>, tenantId: string, fileId: string): Promise<boolean> {
+  return fileInUse(db, tenantId, fileId);
 }
 
 /**

@@ -1,8 +1,7 @@
 import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
-import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
-import type { DB } from '../../db/schema.ts';
+import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { AssetLifecycleState, AssetsTable } from './tables.ts';
+import type { AssetLifecycleState, AssetsTable, AssetsTables } from './tables.ts';
 
 export type AssetRow = Omit<Selectable<AssetsTable>, 'tenant_id'>;
 /** An asset as the purge sees it: across tenants, so with its tenant. */
@@ -33,17 +32,17 @@ const COLUMNS = [
 
 const SEARCHED = ['name', 'purpose', 'tags_text'];
 
-export async function insertAsset(db: TenantDb, row: AssetRow): Promise<void> {
+export async function insertAsset(db: TenantDb<AssetsTables>, row: AssetRow): Promise<void> {
   await db.insertInto('assets', row).execute();
 }
 
-export function findAsset(db: TenantDb, id: string): Promise<AssetRow | undefined> {
+export function findAsset(db: TenantDb<AssetsTables>, id: string): Promise<AssetRow | undefined> {
   return db.selectFrom('assets').select(COLUMNS).where('assets.id', '=', id).executeTakeFirst();
 }
 
 /** Moves the asset from state `from` to `to` at `at`; false when it was not in `from`. */
 export async function moveAsset(
-  db: TenantDb,
+  db: TenantDb<AssetsTables>,
   id: string,
   from: AssetLifecycleState,
   to: { lifecycle_state: AssetLifecycleState; trashed_at: number | null; updated_at: number },
@@ -57,7 +56,7 @@ export async function moveAsset(
   return result.numUpdatedRows > 0n;
 }
 
-function matching(db: TenantDb, state: AssetLifecycleState, filter: AssetFilter) {
+function matching(db: TenantDb<AssetsTables>, state: AssetLifecycleState, filter: AssetFilter) {
   let query = db.selectFrom('assets').where('assets.lifecycle_state', '=', state);
   if (filter.assetType !== undefined) query = query.where('assets.data_type', '=', filter.assetType);
   if (filter.query) query = query.where(db.dialect.substringMatch('assets', SEARCHED, filter.query));
@@ -66,25 +65,25 @@ function matching(db: TenantDb, state: AssetLifecycleState, filter: AssetFilter)
 
 /** Assets in one state, newest first. */
 export async function listAssets(
-  db: TenantDb,
+  db: TenantDb<AssetsTables>,
   state: AssetLifecycleState,
   filter: AssetFilter,
-  page: PageRequest,
-): Promise<Page<AssetRow>> {
+  page: Paging,
+): Promise<Paged<AssetRow>> {
   const assets = matching(db, state, filter);
   const [rows, total] = await Promise.all([
     descendingAfter(assets.select(COLUMNS), 'assets.id', page),
     db.countRows(assets),
   ]);
-  return pageOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total);
 }
 
 /** Trashed assets, most recently trashed first (ties by id, newest first). */
 export async function listTrash(
-  db: TenantDb,
+  db: TenantDb<AssetsTables>,
   filter: AssetFilter,
-  page: PageRequest,
-): Promise<Page<AssetRow>> {
+  page: Paging,
+): Promise<Paged<AssetRow>> {
   const assets = matching(db, 'trashed', filter);
   const after = page.after;
   const [rows, total] = await Promise.all([
@@ -101,7 +100,7 @@ export async function listTrash(
       .execute(),
     db.countRows(assets),
   ]);
-  return pageOf(rows, page, (row) => [row.trashed_at ?? 0, row.id], total);
+  return pagedOf(rows, page, (row) => [row.trashed_at ?? 0, row.id], total);
 }
 
 /*
@@ -110,7 +109,11 @@ export async function listTrash(
  */
 
 /** Trashed assets trashed at or before `cutoff`, oldest first. */
-export function expiredTrash(db: Kysely<DB>, cutoff: number, limit: number): Promise<ExpiredAsset[]> {
+export function expiredTrash(
+  db: Kysely<AssetsTables>,
+  cutoff: number,
+  limit: number,
+): Promise<ExpiredAsset[]> {
   return db
     .selectFrom('assets')
     .select(['tenant_id', 'id', 'file_id'])
@@ -123,7 +126,7 @@ export function expiredTrash(db: Kysely<DB>, cutoff: number, limit: number): Pro
 
 /** Deletes the asset for good unless it was restored (or trashed again later) meanwhile; true when it did. */
 export async function markDeleted(
-  db: Kysely<DB>,
+  db: Kysely<AssetsTables>,
   asset: ExpiredAsset,
   cutoff: number,
   at: number,
@@ -140,7 +143,11 @@ export async function markDeleted(
 }
 
 /** True when an asset that is not deleted uses the file. */
-export async function fileInUse(db: Kysely<DB>, tenantId: string, fileId: string): Promise<boolean> {
+export async function fileInUse(
+  db: Kysely<AssetsTables>,
+  tenantId: string,
+  fileId: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom('assets')
     .select('id')
@@ -153,7 +160,7 @@ export async function fileInUse(db: Kysely<DB>, tenantId: string, fileId: string
 }
 
 /** The file of each asset that is not deleted, in one query. */
-export async function filesOfAssets(db: TenantDb, ids: string[]): Promise<Map<string, string>> {
+export async function filesOfAssets(db: TenantDb<AssetsTables>, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('assets')

@@ -1,4 +1,4 @@
-/** Row types of the assets tables (see src/db/schema.ts). */
+/** Row types of the assets tables. */
 export type AssetLifecycleState = 'active' | 'trashed' | 'deleted';
 
 export interface AssetsTable {

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
+import { PageMetadata, PageMetadataOverride, SAFE_URL } from '../../http/page-metadata.ts';
 import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
-import { PageMetadata, PageMetadataOverride, SAFE_URL } from '../pages/schema.ts';
 
 const STATES = ['archived', 'cancelled', 'draft', 'pending', 'processing', 'published', 'queued'] as const;
 

@@ -1,14 +1,9 @@
-import { type Page as ListPage, mapPage, type PageRequest } from '../../db/paging.ts';
+import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidField, invalidState, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { enqueue } from '../../jobs/queue.ts';
-import { toTimestamp } from '../../time.ts';
-import type { PageMetadata } from '../pages/schema.ts';
-import { getPage, requireLivePage } from '../pages/service.ts';
-import { assertPersonExists } from '../persons/service.ts';
-import { emitEvent } from '../webhooks/events.ts';
-import { baselineContent } from './personalizer.ts';
+import { overlayMetadata, type PageMetadata } from '../../http/page-metadata.ts';
+import { invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toTimestamp } from '../../shared/time.ts';
 import type {
   Audience,
   AudienceCreate,
@@ -19,10 +14,11 @@ import type {
 } from './schema.ts';
 import {
   type AudienceChanges,
-  type AudienceWithPerson,
+  type AudienceRow,
   audienceIdsOf,
   findAudience,
   findAudienceById,
+  findVersion,
   findVersions,
   highestVersionNumber,
   insertAudience,
@@ -36,10 +32,25 @@ import {
   updateVersion,
   type VersionRow,
 } from './store.ts';
+import type { VersionState } from './tables.ts';
 
-export const GENERATE_JOB = 'audience.generate';
-const NUMBER_ATTEMPTS = 5;
-const UNFINISHED: VersionRow['state'][] = ['queued', 'processing', 'pending'];
+export type { AudienceRow, VersionRow } from './store.ts';
+
+const UNFINISHED: VersionState[] = ['queued', 'processing', 'pending'];
+
+/** Who an audience is for, as other resources know them. */
+export interface AudiencePerson {
+  name: string;
+  slug: string;
+  /** Their account's name, else its domain; null without an account. */
+  company: string | null;
+}
+
+/** What an audience is shown with from around it: its page's metadata and the persons audiences are for. */
+export interface AudienceSurroundings {
+  pageMetadata: PageMetadata | undefined;
+  persons: Map<string, AudiencePerson>;
+}
 
 function optionalTimestamps(row: VersionRow) {
   const entries = {
@@ -81,32 +92,28 @@ function presentVersionWithContent(row: VersionRow): AudienceVersionWithContent 
   };
 }
 
-function computedNameOf(row: AudienceWithPerson): string {
-  if (row.person_name === null) return `Audience ${row.number}`;
-  const company = row.account_name ?? row.account_domain;
-  return company ? `${row.person_name} at ${company}` : row.person_name;
+function computedNameOf(row: AudienceRow, person: AudiencePerson | undefined): string {
+  if (!person) return `Audience ${row.number}`;
+  return person.company ? `${person.name} at ${person.company}` : person.name;
 }
 
-/** Page metadata overlaid field by field with the audience's override. */
-export function effectiveMetadataOf(page: PageMetadata | undefined, override: PageMetadata | undefined) {
-  if (!page && !override) return undefined;
-  return { ...page, ...override };
+export function metadataOverrideOf(row: AudienceRow): PageMetadata | undefined {
+  return row.metadata_override ? (JSON.parse(row.metadata_override) as PageMetadata) : undefined;
 }
 
 function present(
-  row: AudienceWithPerson,
+  row: AudienceRow,
   versions: Map<string, VersionRow>,
-  pageMetadata: PageMetadata | undefined,
-) {
+  around: AudienceSurroundings,
+): Audience {
   const latest = versions.get(row.latest_version_id);
   const published = versions.get(row.published_version_id);
   if (!latest || !published) throw new Error(`Audience ${row.id} lost a version`);
-  const metadataOverride = row.metadata_override
-    ? (JSON.parse(row.metadata_override) as PageMetadata)
-    : undefined;
-  const effectiveMetadata = effectiveMetadataOf(pageMetadata, metadataOverride);
-  const computedName = computedNameOf(row);
-  const audience: Audience = {
+  const metadataOverride = metadataOverrideOf(row);
+  const effectiveMetadata = overlayMetadata(around.pageMetadata, metadataOverride);
+  const person = row.person_id === null ? undefined : around.persons.get(row.person_id);
+  const computedName = computedNameOf(row, person);
+  return {
     audienceId: row.id,
     pageId: row.page_id,
     status: row.archived_at !== null ? 'archived' : latest.state,
@@ -115,7 +122,7 @@ function present(
     effectiveName: row.custom_name ?? computedName,
     isNewPageAgent: row.is_new_page_agent === 1,
     personId: row.person_id,
-    personRouteKey: row.person_slug,
+    personRouteKey: person?.slug ?? null,
     actionFormIdOverride: row.action_form_id_override,
     actionFormInstructionsOverride: row.action_form_instructions_override,
     actionUrlOverride: row.action_url_override,
@@ -127,154 +134,124 @@ function present(
     createdAt: toTimestamp(row.created_at),
     archivedAt: row.archived_at === null ? null : toTimestamp(row.archived_at),
   };
-  return audience;
 }
 
-async function presentAll(db: TenantDb, rows: AudienceWithPerson[], pageMetadata: PageMetadata | undefined) {
+/** Presents audiences with their latest and published versions, fetched in one query. */
+export async function presentAudiences(
+  db: TenantDb,
+  rows: AudienceRow[],
+  around: AudienceSurroundings,
+): Promise<Audience[]> {
   const versions = await findVersions(
     db,
     rows.flatMap((row) => [row.latest_version_id, row.published_version_id]),
   );
   const byId = new Map(versions.map((version) => [version.id, version]));
-  return rows.map((row) => present(row, byId, pageMetadata));
+  return rows.map((row) => present(row, byId, around));
 }
 
-async function requireAudience(db: TenantDb, pageId: string, id: string): Promise<AudienceWithPerson> {
+export async function requireAudience(db: TenantDb, pageId: string, id: string): Promise<AudienceRow> {
   const row = await findAudience(db, pageId, id);
   if (!row) throw notFound(`Audience ${id} of page ${pageId}`);
   return row;
 }
 
-export async function getAudience(db: TenantDb, pageId: string, id: string): Promise<Audience> {
-  const page = await getPage(db, pageId);
-  const [audience] = await presentAll(db, [await requireAudience(db, pageId, id)], page.metadata);
-  return audience as Audience;
+export function assertNotArchived(audience: AudienceRow): void {
+  if (audience.archived_at !== null) throw invalidState(`Audience ${audience.id} is archived`);
 }
 
-export async function listPageAudiences(
-  db: TenantDb,
-  pageId: string,
-  request: PageRequest,
-): Promise<ListPage<Audience>> {
-  const page = await getPage(db, pageId);
-  const rows = await listAudiences(db, pageId, request);
-  return { ...rows, items: await presentAll(db, rows.items, page.metadata) };
+export function listAudienceRows(db: TenantDb, pageId: string, page: Paging): Promise<Paged<AudienceRow>> {
+  return listAudiences(db, pageId, page);
 }
 
-function versionEvent(audience: { page_id: string; id: string }, version: VersionRow) {
-  return { pageId: audience.page_id, audienceId: audience.id, version: presentVersion(version) };
-}
-
-/** Queues a version for generation: the job and the `page.version.created` event commit with it. */
-async function queueVersion(
-  tx: TenantDb,
-  audience: { id: string; page_id: string; supplementary_context: string | null; is_new_page_agent: number },
+/** A new version of the audience: the baseline (published at once, with its content) or one to generate. */
+function newVersionRow(
+  audience: Pick<AudienceRow, 'id' | 'supplementary_context' | 'is_new_page_agent'>,
   number: number,
   now: number,
-): Promise<VersionRow> {
-  const version: VersionRow = {
+  baseline?: VersionContent,
+): VersionRow {
+  return {
     id: newId('version'),
     audience_id: audience.id,
     version_number: number,
-    state: 'queued',
+    state: baseline ? 'published' : 'queued',
     is_new_page_agent: audience.is_new_page_agent,
-    supplementary_context: audience.supplementary_context ?? '',
-    content: null,
+    supplementary_context: baseline ? '' : (audience.supplementary_context ?? ''),
+    content: baseline ? JSON.stringify(baseline) : null,
     failure: null,
     created_at: now,
-    queued_at: now,
+    queued_at: baseline ? null : now,
     processing_started_at: null,
     became_draft_at: null,
-    published_at: null,
+    published_at: baseline ? now : null,
     cancelled_at: null,
     obsolete_at: null,
     archived_at: null,
   };
-  await insertVersion(tx, version);
-  await enqueue(tx, GENERATE_JOB, { versionId: version.id }, { maxAttempts: 5 });
-  await emitEvent(tx, 'page.version.created', versionEvent(audience, version));
-  return version;
 }
 
 /**
- * Creates an audience with version 0, the page unpersonalized and published at once (no events),
- * and version 1, queued for generation.
+ * Inserts an audience of the page with its version 0, the baseline: `baseline` is the page
+ * unpersonalized, published at once. Call it in a transaction; its number within the page is the
+ * next free one, so a concurrent create may take it first (a unique violation: count again).
  */
-export async function createAudience(db: TenantDb, pageId: string, input: AudienceCreate): Promise<Audience> {
-  const page = await requireLivePage(db, pageId);
-  if (input.personId) {
-    await assertPersonExists(db, input.personId).catch(() => {
-      throw invalidField('/body/personId', `is not a person of your tenant: ${input.personId}`);
-    });
-  }
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const id = await db.transaction(async (tx) => {
-        const now = Date.now();
-        const audienceId = newId('audience');
-        const baseline: VersionRow = {
-          id: newId('version'),
-          audience_id: audienceId,
-          version_number: 0,
-          state: 'published',
-          is_new_page_agent: input.isNewPageAgent ? 1 : 0,
-          supplementary_context: '',
-          content: JSON.stringify(baselineContent(page)),
-          failure: null,
-          created_at: now,
-          queued_at: null,
-          processing_started_at: null,
-          became_draft_at: null,
-          published_at: now,
-          cancelled_at: null,
-          obsolete_at: null,
-          archived_at: null,
-        };
-        const audience = {
-          id: audienceId,
-          page_id: pageId,
-          number: await nextAudienceNumber(tx, pageId),
-          custom_name: input.customName ?? null,
-          person_id: input.personId ?? null,
-          is_new_page_agent: input.isNewPageAgent ? 1 : 0,
-          action_form_id_override: input.actionFormIdOverride ?? null,
-          action_form_instructions_override: input.actionFormInstructionsOverride ?? null,
-          action_url_override: input.actionUrlOverride ?? null,
-          supplementary_context: input.supplementaryContext ?? null,
-          metadata_override: input.metadataOverride ? JSON.stringify(input.metadataOverride) : null,
-          auto_publish: input.autoPublish ? 1 : 0,
-          latest_version_id: baseline.id,
-          published_version_id: baseline.id,
-          created_at: now,
-          updated_at: now,
-          archived_at: null,
-        };
-        await insertAudience(tx, audience);
-        await insertVersion(tx, baseline);
-        const first = await queueVersion(tx, audience, 1, now);
-        await updateAudience(tx, audienceId, { latest_version_id: first.id });
-        return audienceId;
-      });
-      return getAudience(db, pageId, id);
-    } catch (error) {
-      // Another audience of the page took the same number: count again.
-      if (!db.dialect.isUniqueViolation(error) || attempt >= NUMBER_ATTEMPTS) throw error;
-    }
-  }
+export async function insertAudienceWithBaseline(
+  tx: TenantDb,
+  pageId: string,
+  input: AudienceCreate,
+  baseline: VersionContent,
+  now: number,
+): Promise<AudienceRow> {
+  const id = newId('audience');
+  const isNewPageAgent = input.isNewPageAgent ? 1 : 0;
+  const version = newVersionRow(
+    { id, supplementary_context: null, is_new_page_agent: isNewPageAgent },
+    0,
+    now,
+    baseline,
+  );
+  const audience: AudienceRow = {
+    id,
+    page_id: pageId,
+    number: await nextAudienceNumber(tx, pageId),
+    custom_name: input.customName ?? null,
+    person_id: input.personId ?? null,
+    is_new_page_agent: isNewPageAgent,
+    action_form_id_override: input.actionFormIdOverride ?? null,
+    action_form_instructions_override: input.actionFormInstructionsOverride ?? null,
+    action_url_override: input.actionUrlOverride ?? null,
+    supplementary_context: input.supplementaryContext ?? null,
+    metadata_override: input.metadataOverride ? JSON.stringify(input.metadataOverride) : null,
+    auto_publish: input.autoPublish ? 1 : 0,
+    latest_version_id: version.id,
+    published_version_id: version.id,
+    created_at: now,
+    updated_at: now,
+    archived_at: null,
+  };
+  await insertAudience(tx, audience);
+  await insertVersion(tx, version);
+  return audience;
 }
 
-function assertNotArchived(audience: AudienceWithPerson): void {
-  if (audience.archived_at !== null) throw invalidState(`Audience ${audience.id} is archived`);
+/**
+ * Adds the audience's next version, queued for generation, and makes it the latest. Call it in the
+ * transaction that enqueues its generation.
+ */
+export async function addQueuedVersion(
+  tx: TenantDb,
+  audience: AudienceRow,
+  now: number,
+): Promise<VersionRow> {
+  const version = newVersionRow(audience, (await highestVersionNumber(tx, audience.id)) + 1, now);
+  await insertVersion(tx, version);
+  await updateAudience(tx, audience.id, { latest_version_id: version.id, updated_at: now });
+  return version;
 }
 
 /** Changes names, overrides and context; the versions are left as they are. */
-export async function updateAudienceFields(
-  db: TenantDb,
-  pageId: string,
-  id: string,
-  input: AudienceUpdate,
-): Promise<Audience> {
-  const audience = await requireAudience(db, pageId, id);
+export async function updateAudienceFields(db: TenantDb, audience: AudienceRow, input: AudienceUpdate) {
   assertNotArchived(audience);
   const changes: AudienceChanges = { updated_at: Date.now() };
   if (input.customName !== undefined) changes.custom_name = input.customName;
@@ -290,116 +267,75 @@ export async function updateAudienceFields(
       input.metadataOverride === null ? null : JSON.stringify(input.metadataOverride);
   }
   if (input.autoPublish !== undefined) changes.auto_publish = input.autoPublish ? 1 : 0;
-  await updateAudience(db, id, changes);
-  return getAudience(db, pageId, id);
+  await updateAudience(db, audience.id, changes);
 }
 
-async function cancelUnfinished(tx: TenantDb, audienceId: string, now: number): Promise<void> {
+/** Cancels every version of the audience still queued, processing or pending. */
+export async function cancelUnfinished(tx: TenantDb, audienceId: string, now: number): Promise<void> {
   for (const version of await unfinishedVersions(tx, audienceId)) {
     await moveVersion(tx, version.id, UNFINISHED, { state: 'cancelled', cancelled_at: now });
   }
 }
 
-/** Queues a new version from the audience as it is now; older unfinished versions are cancelled. */
-export async function queueNewVersion(db: TenantDb, pageId: string, id: string): Promise<Audience> {
-  const audience = await requireAudience(db, pageId, id);
-  assertNotArchived(audience);
-  await db.transaction(async (tx) => {
-    const now = Date.now();
-    await cancelUnfinished(tx, id, now);
-    const version = await queueVersion(tx, audience, (await highestVersionNumber(tx, id)) + 1, now);
-    await updateAudience(tx, id, { latest_version_id: version.id, updated_at: now });
-  });
-  return getAudience(db, pageId, id);
-}
-
 /**
- * Publishes a draft version: it becomes what visitors see, the version it replaces becomes
- * obsolete, and `page.version.published` is emitted. False when the version is no longer a draft.
+ * Publishes a draft version: it becomes what visitors see, and the version it replaces becomes
+ * obsolete. Answers the version as published, or undefined when it is no longer a draft.
  */
 export async function publishDraft(
   tx: TenantDb,
-  audience: { id: string; page_id: string; published_version_id: string },
+  audience: Pick<AudienceRow, 'id' | 'published_version_id'>,
   version: VersionRow,
   now: number,
-): Promise<boolean> {
+): Promise<VersionRow | undefined> {
   if (!(await moveVersion(tx, version.id, ['draft'], { state: 'published', published_at: now })))
-    return false;
+    return undefined;
   if (audience.published_version_id !== version.id) {
     await updateVersion(tx, audience.published_version_id, { obsolete_at: now });
   }
   await updateAudience(tx, audience.id, { published_version_id: version.id, updated_at: now });
-  await emitEvent(
-    tx,
-    'page.version.published',
-    versionEvent(audience, { ...version, state: 'published', published_at: now }),
-  );
-  return true;
+  return { ...version, state: 'published', published_at: now };
 }
 
-async function latestOf(db: TenantDb, audience: AudienceWithPerson): Promise<VersionRow> {
+export async function latestVersionOf(db: TenantDb, audience: AudienceRow): Promise<VersionRow> {
   const [latest] = await findVersions(db, [audience.latest_version_id]);
   if (!latest) throw new Error(`Audience ${audience.id} lost its latest version`);
   return latest;
 }
 
-/** Publishes the latest version when it is a draft; already published is unchanged; otherwise 409. */
-export async function publishLatest(db: TenantDb, pageId: string, id: string): Promise<Audience> {
-  const audience = await requireAudience(db, pageId, id);
-  assertNotArchived(audience);
-  const latest = await latestOf(db, audience);
-  if (latest.state !== 'published') {
-    const published =
-      latest.state === 'draft' &&
-      (await db.transaction((tx) => publishDraft(tx, audience, latest, Date.now())));
-    if (!published)
-      throw invalidState(`The latest version of audience ${id} is ${latest.state}, not a draft`);
-  }
-  return getAudience(db, pageId, id);
-}
-
 /** Cancels the latest version while it is queued, processing or pending; already cancelled is unchanged. */
-export async function cancelLatest(db: TenantDb, pageId: string, id: string): Promise<Audience> {
-  const audience = await requireAudience(db, pageId, id);
+export async function cancelLatest(db: TenantDb, audience: AudienceRow): Promise<void> {
   assertNotArchived(audience);
-  const latest = await latestOf(db, audience);
-  if (latest.state !== 'cancelled') {
-    const cancelled = await moveVersion(db, latest.id, UNFINISHED, {
-      state: 'cancelled',
-      cancelled_at: Date.now(),
-    });
-    if (!cancelled)
-      throw invalidState(
-        `The latest version of audience ${id} is ${latest.state}; only unfinished versions can be cancelled`,
-      );
-  }
-  return getAudience(db, pageId, id);
+  const latest = await latestVersionOf(db, audience);
+  if (latest.state === 'cancelled') return;
+  const cancelled = await moveVersion(db, latest.id, UNFINISHED, {
+    state: 'cancelled',
+    cancelled_at: Date.now(),
+  });
+  if (!cancelled)
+    throw invalidState(
+      `The latest version of audience ${audience.id} is ${latest.state}; only unfinished versions can be cancelled`,
+    );
 }
 
 /** Archives the audience with its latest and published versions, cancelling unfinished generation. */
-export async function archiveAudience(db: TenantDb, pageId: string, id: string): Promise<Audience> {
-  const audience = await requireAudience(db, pageId, id);
-  if (audience.archived_at === null) {
-    await db.transaction(async (tx) => {
-      const now = Date.now();
-      await cancelUnfinished(tx, id, now);
-      for (const versionId of new Set([audience.latest_version_id, audience.published_version_id])) {
-        await updateVersion(tx, versionId, { archived_at: now });
-      }
-      await updateAudience(tx, id, { archived_at: now, updated_at: now });
-    });
-  }
-  return getAudience(db, pageId, id);
+export async function archive(db: TenantDb, audience: AudienceRow): Promise<void> {
+  if (audience.archived_at !== null) return;
+  await db.transaction(async (tx) => {
+    const now = Date.now();
+    await cancelUnfinished(tx, audience.id, now);
+    for (const versionId of new Set([audience.latest_version_id, audience.published_version_id])) {
+      await updateVersion(tx, versionId, { archived_at: now });
+    }
+    await updateAudience(tx, audience.id, { archived_at: now, updated_at: now });
+  });
 }
 
-export async function listAudienceVersions(
+export async function listVersionsOf(
   db: TenantDb,
-  pageId: string,
-  id: string,
-  page: PageRequest,
-): Promise<ListPage<AudienceVersionWithContent>> {
-  await requireAudience(db, pageId, id);
-  return mapPage(await listVersions(db, id, page), presentVersionWithContent);
+  audience: AudienceRow,
+  page: Paging,
+): Promise<Paged<AudienceVersionWithContent>> {
+  return mapPaged(await listVersions(db, audience.id, page), presentVersionWithContent);
 }
 
 /** A page link may only target an audience of the tenant (400) that is not archived (409). */
@@ -411,27 +347,70 @@ export async function assertLinkableAudience(db: TenantDb, audienceId: string, p
 }
 
 /** What visitors of an audience see: the audience and its published version's content; none once archived. */
-export async function publishedView(
+export async function publishedContent(
   db: TenantDb,
   audienceId: string,
-): Promise<{ audience: Audience; content: VersionContent } | undefined> {
-  const row = await findAudienceById(db, audienceId);
-  if (!row || row.archived_at !== null) return undefined;
-  const [published] = await findVersions(db, [row.published_version_id]);
+): Promise<{ audience: AudienceRow; content: VersionContent } | undefined> {
+  const audience = await findAudienceById(db, audienceId);
+  if (!audience || audience.archived_at !== null) return undefined;
+  const [published] = await findVersions(db, [audience.published_version_id]);
   if (!published?.content) return undefined;
-  return {
-    audience: await getAudience(db, row.page_id, row.id),
-    content: JSON.parse(published.content) as VersionContent,
-  };
+  return { audience, content: JSON.parse(published.content) as VersionContent };
 }
 
-/** The person an audience is for, if any: their sessions are their activity. */
+/** The person an audience is for, null for none; undefined when there is no such audience. */
 export async function personOfAudience(db: TenantDb, audienceId: string): Promise<string | null | undefined> {
   return (await findAudienceById(db, audienceId))?.person_id;
 }
 
-/** The ids of every audience of a page, archived ones too. */
-export async function audienceIdsOfPage(db: TenantDb, pageId: string): Promise<string[]> {
-  await getPage(db, pageId);
+/** The ids of every audience of a page, archived ones too, newest first. */
+export function audienceIdsOfPage(db: TenantDb, pageId: string): Promise<string[]> {
   return audienceIdsOf(db, pageId);
+}
+
+/*
+ * Generation's side of a version: queued or pending → processing → draft, or pending again after a
+ * failed attempt, or cancelled after the last.
+ */
+
+export function findAudienceOf(db: TenantDb, version: VersionRow): Promise<AudienceRow | undefined> {
+  return findAudienceById(db, version.audience_id);
+}
+
+export function getVersionRow(db: TenantDb, id: string): Promise<VersionRow | undefined> {
+  return findVersion(db, id);
+}
+
+/** Starts an attempt; false when the version is no longer waiting for one (cancelled or done). */
+export function startGenerating(db: TenantDb, version: VersionRow): Promise<boolean> {
+  return moveVersion(db, version.id, ['queued', 'pending', 'processing'], {
+    state: 'processing',
+    processing_started_at: version.processing_started_at ?? Date.now(),
+  });
+}
+
+/** A failed attempt: the version waits for the next one. */
+export async function markPending(db: TenantDb, versionId: string, failure: string): Promise<void> {
+  await moveVersion(db, versionId, ['processing'], { state: 'pending', failure });
+}
+
+/** Stores the generated content: the version becomes a draft. Undefined when it was no longer processing. */
+export async function saveDraft(
+  tx: TenantDb,
+  versionId: string,
+  content: VersionContent,
+  now: number,
+): Promise<VersionRow | undefined> {
+  const drafted = await moveVersion(tx, versionId, ['processing'], {
+    state: 'draft',
+    content: JSON.stringify(content),
+    became_draft_at: now,
+    failure: null,
+  });
+  return drafted ? findVersion(tx, versionId) : undefined;
+}
+
+/** The last attempt failed: the version is cancelled with the reason. */
+export async function giveUpGenerating(db: TenantDb, versionId: string, failure: string): Promise<void> {
+  await moveVersion(db, versionId, UNFINISHED, { state: 'cancelled', cancelled_at: Date.now(), failure });
 }

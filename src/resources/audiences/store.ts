@@ -1,20 +1,12 @@
 import type { Selectable, Updateable } from 'kysely';
-import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { AudiencesTable, AudienceVersionsTable } from './tables.ts';
+import type { AudiencesTable, AudiencesTables, AudienceVersionsTable } from './tables.ts';
 
 export type AudienceRow = Omit<Selectable<AudiencesTable>, 'tenant_id'>;
 export type VersionRow = Omit<Selectable<AudienceVersionsTable>, 'tenant_id'>;
 export type AudienceChanges = Omit<Updateable<AudiencesTable>, 'tenant_id' | 'id' | 'page_id' | 'created_at'>;
 export type VersionChanges = Omit<Updateable<AudienceVersionsTable>, 'tenant_id' | 'id' | 'audience_id'>;
-
-/** An audience with what its names are made of. */
-export type AudienceWithPerson = AudienceRow & {
-  person_name: string | null;
-  person_slug: string | null;
-  account_name: string | null;
-  account_domain: string | null;
-};
 
 const AUDIENCE_COLUMNS = [
   'audiences.id',
@@ -55,29 +47,19 @@ const VERSION_COLUMNS = [
   'archived_at',
 ] as const;
 
-function withPerson(db: TenantDb) {
-  return db
-    .selectFrom('audiences')
-    .leftJoin('persons', 'persons.id', 'audiences.person_id')
-    .leftJoin('accounts', 'accounts.id', 'persons.account_id')
-    .select([
-      ...AUDIENCE_COLUMNS,
-      'persons.name as person_name',
-      'persons.slug as person_slug',
-      'accounts.name as account_name',
-      'accounts.domain as account_domain',
-    ]);
+function audiences(db: TenantDb<AudiencesTables>) {
+  return db.selectFrom('audiences').select(AUDIENCE_COLUMNS);
 }
 
-export async function insertAudience(db: TenantDb, row: AudienceRow): Promise<void> {
+export async function insertAudience(db: TenantDb<AudiencesTables>, row: AudienceRow): Promise<void> {
   await db.insertInto('audiences', row).execute();
 }
 
-export async function insertVersion(db: TenantDb, row: VersionRow): Promise<void> {
+export async function insertVersion(db: TenantDb<AudiencesTables>, row: VersionRow): Promise<void> {
   await db.insertInto('audience_versions', row).execute();
 }
 
-export async function nextAudienceNumber(db: TenantDb, pageId: string): Promise<number> {
+export async function nextAudienceNumber(db: TenantDb<AudiencesTables>, pageId: string): Promise<number> {
   const result = await db
     .selectFrom('audiences')
     .select((eb) => eb.fn.max('number').as('highest'))
@@ -87,52 +69,63 @@ export async function nextAudienceNumber(db: TenantDb, pageId: string): Promise<
 }
 
 export function findAudience(
-  db: TenantDb,
+  db: TenantDb<AudiencesTables>,
   pageId: string,
   id: string,
-): Promise<AudienceWithPerson | undefined> {
-  return withPerson(db)
+): Promise<AudienceRow | undefined> {
+  return audiences(db)
     .where('audiences.id', '=', id)
     .where('audiences.page_id', '=', pageId)
     .executeTakeFirst();
 }
 
-export function findAudienceById(db: TenantDb, id: string): Promise<AudienceWithPerson | undefined> {
-  return withPerson(db).where('audiences.id', '=', id).executeTakeFirst();
+export function findAudienceById(
+  db: TenantDb<AudiencesTables>,
+  id: string,
+): Promise<AudienceRow | undefined> {
+  return audiences(db).where('audiences.id', '=', id).executeTakeFirst();
 }
 
 export async function listAudiences(
-  db: TenantDb,
+  db: TenantDb<AudiencesTables>,
   pageId: string,
-  page: PageRequest,
-): Promise<Page<AudienceWithPerson>> {
+  page: Paging,
+): Promise<Paged<AudienceRow>> {
   const [rows, total] = await Promise.all([
-    descendingAfter(withPerson(db).where('audiences.page_id', '=', pageId), 'audiences.id', page),
+    descendingAfter(audiences(db).where('audiences.page_id', '=', pageId), 'audiences.id', page),
     db.countRows(db.selectFrom('audiences').where('page_id', '=', pageId)),
   ]);
-  return pageOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total);
 }
 
-export async function updateAudience(db: TenantDb, id: string, changes: AudienceChanges): Promise<void> {
+export async function updateAudience(
+  db: TenantDb<AudiencesTables>,
+  id: string,
+  changes: AudienceChanges,
+): Promise<void> {
   await db.updateTable('audiences').set(changes).where('id', '=', id).execute();
 }
 
-export function findVersion(db: TenantDb, id: string): Promise<VersionRow | undefined> {
+export function findVersion(db: TenantDb<AudiencesTables>, id: string): Promise<VersionRow | undefined> {
   return db.selectFrom('audience_versions').select(VERSION_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export function findVersions(db: TenantDb, ids: string[]): Promise<VersionRow[]> {
+export function findVersions(db: TenantDb<AudiencesTables>, ids: string[]): Promise<VersionRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('audience_versions').select(VERSION_COLUMNS).where('id', 'in', ids).execute();
 }
 
-export async function updateVersion(db: TenantDb, id: string, changes: VersionChanges): Promise<void> {
+export async function updateVersion(
+  db: TenantDb<AudiencesTables>,
+  id: string,
+  changes: VersionChanges,
+): Promise<void> {
   await db.updateTable('audience_versions').set(changes).where('id', '=', id).execute();
 }
 
 /** Moves a version from one of `from` to new values; false when it was in another state. */
 export async function moveVersion(
-  db: TenantDb,
+  db: TenantDb<AudiencesTables>,
   id: string,
   from: VersionRow['state'][],
   changes: VersionChanges,
@@ -146,7 +139,7 @@ export async function moveVersion(
   return result.numUpdatedRows > 0n;
 }
 
-export function unfinishedVersions(db: TenantDb, audienceId: string): Promise<VersionRow[]> {
+export function unfinishedVersions(db: TenantDb<AudiencesTables>, audienceId: string): Promise<VersionRow[]> {
   return db
     .selectFrom('audience_versions')
     .select(VERSION_COLUMNS)
@@ -155,7 +148,10 @@ export function unfinishedVersions(db: TenantDb, audienceId: string): Promise<Ve
     .execute();
 }
 
-export async function highestVersionNumber(db: TenantDb, audienceId: string): Promise<number> {
+export async function highestVersionNumber(
+  db: TenantDb<AudiencesTables>,
+  audienceId: string,
+): Promise<number> {
   const result = await db
     .selectFrom('audience_versions')
     .select((eb) => eb.fn.max('version_number').as('highest'))
@@ -165,19 +161,19 @@ export async function highestVersionNumber(db: TenantDb, audienceId: string): Pr
 }
 
 export async function listVersions(
-  db: TenantDb,
+  db: TenantDb<AudiencesTables>,
   audienceId: string,
-  page: PageRequest,
-): Promise<Page<VersionRow>> {
+  page: Paging,
+): Promise<Paged<VersionRow>> {
   const matching = db.selectFrom('audience_versions').where('audience_id', '=', audienceId);
   const [rows, total] = await Promise.all([
     descendingAfter(matching.select(VERSION_COLUMNS), 'version_number', page),
     db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.version_number], total);
+  return pagedOf(rows, page, (row) => [row.version_number], total);
 }
 
-export async function audienceIdsOf(db: TenantDb, pageId: string): Promise<string[]> {
+export async function audienceIdsOf(db: TenantDb<AudiencesTables>, pageId: string): Promise<string[]> {
   const rows = await db
     .selectFrom('audiences')
     .select('id')

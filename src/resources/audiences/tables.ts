@@ -1,4 +1,4 @@
-/** Row types of the audience tables (see src/db/schema.ts). */
+/** Row types of the audience tables. */
 
 /** A version's life; an audience shows its latest version's state, or `archived`. */
 export type VersionState = 'queued' | 'processing' | 'pending' | 'draft' | 'published' | 'cancelled';

@@ -1,4 +1,4 @@
-import type { Signer } from '../../signing.ts';
+import type { Signer } from '../../shared/signing.ts';
 import { IMAGE_FORMATS, type ImageFormat, PREVIEW_TYPE } from './images.ts';
 
 /**

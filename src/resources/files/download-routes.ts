@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, notFound } from '../../errors.ts';
 import { Problem } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
+import { AppError, notFound } from '../../shared/errors.ts';
 import { checkLink, type DownloadTarget, PREVIEW_FORMAT, storageKey } from './download-links.ts';
 import { CONTENT_TYPES } from './images.ts';
 import { FileParams, OriginalDownloadQuery, PreviewDownloadQuery } from './schema.ts';

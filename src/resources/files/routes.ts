@@ -1,6 +1,6 @@
 import type { FastifyError } from 'fastify';
-import { AppError } from '../../errors.ts';
 import type { Api } from '../../http/types.ts';
+import { AppError } from '../../shared/errors.ts';
 import { IMAGE_TYPES } from './images.ts';
 import { File, FileParams, MAX_FILE_BYTES, UploadBody } from './schema.ts';
 import { getFile, uploadFile } from './service.ts';

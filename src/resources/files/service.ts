@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.ts';
-import type { TenantDb } from '../../db/tenant-db.ts';
-import { AppError, invalidField, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
+import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
 import type { JobContext } from '../../jobs/types.ts';
-import { toNullableTimestamp, toTimestamp } from '../../time.ts';
+import { AppError, invalidField, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { downloadUrl, type LinkSigner, PREVIEW_FORMAT, storageKey } from './download-links.ts';
 import { IMAGE_FORMATS, IMAGE_TYPES, type ImageType, isImageOf, isImageType, makePreview } from './images.ts';
 import type { File } from './schema.ts';
@@ -154,22 +153,18 @@ export async function fileLinks(
   return new Map(rows.map((row) => [row.id, linksOf(db.tenantId, links, row, now)]));
 }
 
-/** A signed download URL of the file's bytes, valid for 1 hour; null when the file is unknown or deleted. */
-export async function fileDownloadUrl(
-  db: TenantDb,
-  links: LinkSigner,
-  fileId: string,
-): Promise<string | null> {
-  return (await fileLinks(db, links, [fileId])).get(fileId)?.downloadUrl ?? null;
-}
-
 /*
  * Giving files up, for the purge: across tenants on the raw database, every change scoped by the
  * row's own tenant_id.
  */
 
 /** Marks the file given up: its links stop and removeGivenUpBytes will remove its bytes. */
-export async function giveUp(db: Kysely<DB>, tenantId: string, fileId: string, at: number): Promise<void> {
+export async function giveUp(
+  db: Kysely<AnyTables>,
+  tenantId: string,
+  fileId: string,
+  at: number,
+): Promise<void> {
   await giveUpFile(db, tenantId, fileId, at);
 }
 
@@ -179,7 +174,8 @@ export async function giveUp(db: Kysely<DB>, tenantId: string, fileId: string, a
  * crash between giving a file up and removing its bytes is finished by the next run.
  */
 export async function removeGivenUpBytes(
-  { database, storage, now }: Pick<JobContext, 'database' | 'storage' | 'now'>,
+  { database, now }: JobContext,
+  storage: FileStorage,
   stillUsed: (tenantId: string, fileId: string) => Promise<boolean>,
 ): Promise<void> {
   for (;;) {

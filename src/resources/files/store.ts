@@ -1,7 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB } from '../../db/schema.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { FilesTable } from './tables.ts';
+import type { FilesTable, FilesTables } from './tables.ts';
 
 export type FileRow = Omit<Selectable<FilesTable>, 'tenant_id'>;
 /** A file as the purge sees it: across tenants, so with its tenant. */
@@ -18,15 +17,15 @@ const COLUMNS = [
   'bytes_removed_at',
 ] as const;
 
-export async function insertFile(db: TenantDb, row: FileRow): Promise<void> {
+export async function insertFile(db: TenantDb<FilesTables>, row: FileRow): Promise<void> {
   await db.insertInto('files', row).execute();
 }
 
-export function findFile(db: TenantDb, id: string): Promise<FileRow | undefined> {
+export function findFile(db: TenantDb<FilesTables>, id: string): Promise<FileRow | undefined> {
   return db.selectFrom('files').select(COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export function findFiles(db: TenantDb, ids: string[]): Promise<FileRow[]> {
+export function findFiles(db: TenantDb<FilesTables>, ids: string[]): Promise<FileRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('files').select(COLUMNS).where('id', 'in', ids).execute();
 }
@@ -36,7 +35,7 @@ export function findFiles(db: TenantDb, ids: string[]): Promise<FileRow[]> {
  * ends: a purge that gives the file up concurrently either waits for this transaction (and then
  * sees the reference it stored) or has committed first (and then this matches nothing).
  */
-export async function lockLiveFile(db: TenantDb, id: string): Promise<boolean> {
+export async function lockLiveFile(db: TenantDb<FilesTables>, id: string): Promise<boolean> {
   const result = await db
     .updateTable('files')
     .set({ deleted_at: null })
@@ -52,7 +51,12 @@ export async function lockLiveFile(db: TenantDb, id: string): Promise<boolean> {
  */
 
 /** Gives the file up (its URLs stop, its bytes are to be removed) unless it already is. */
-export async function giveUpFile(db: Kysely<DB>, tenantId: string, id: string, at: number): Promise<void> {
+export async function giveUpFile(
+  db: Kysely<FilesTables>,
+  tenantId: string,
+  id: string,
+  at: number,
+): Promise<void> {
   await db
     .updateTable('files')
     .set({ deleted_at: at })
@@ -63,7 +67,7 @@ export async function giveUpFile(db: Kysely<DB>, tenantId: string, id: string, a
 }
 
 /** Files given up whose bytes are still to be removed. */
-export function filesAwaitingRemoval(db: Kysely<DB>, limit: number): Promise<OwnedFile[]> {
+export function filesAwaitingRemoval(db: Kysely<FilesTables>, limit: number): Promise<OwnedFile[]> {
   return db
     .selectFrom('files')
     .select(['tenant_id', 'id', 'has_preview'])
@@ -75,7 +79,7 @@ export function filesAwaitingRemoval(db: Kysely<DB>, limit: number): Promise<Own
 }
 
 /** Takes the file back into use: a reference to it was stored while it was being given up. */
-export async function reviveFile(db: Kysely<DB>, file: OwnedFile): Promise<void> {
+export async function reviveFile(db: Kysely<FilesTables>, file: OwnedFile): Promise<void> {
   await db
     .updateTable('files')
     .set({ deleted_at: null })
@@ -85,7 +89,7 @@ export async function reviveFile(db: Kysely<DB>, file: OwnedFile): Promise<void>
     .execute();
 }
 
-export async function markBytesRemoved(db: Kysely<DB>, file: OwnedFile, at: number): Promise<void> {
+export async function markBytesRemoved(db: Kysely<FilesTables>, file: OwnedFile, at: number): Promise<void> {
   await db
     .updateTable('files')
     .set({ bytes_removed_at: at })

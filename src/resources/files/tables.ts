@@ -1,4 +1,4 @@
-/** Row types of the files tables (see src/db/schema.ts). */
+/** Row types of the files tables. */
 export interface FilesTable {
   id: string;
   tenant_id: string;

@@ -1,12 +1,11 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, Timestamp } from '../../http/schemas.ts';
-import { Person } from '../persons/schema.ts';
+import { MAX_EMAIL_LENGTH } from '../../shared/email.ts';
 
 /** Bounds of a submission: generous for a contact form, small enough for a sendBeacon body. */
 export const MAX_FIELDS = 50;
 export const MAX_FIELD_NAME = 100;
 export const MAX_FIELD_VALUE = 5000;
-export const MAX_EMAIL = 320;
 
 export const FormFields = Type.Record(Type.String(), Type.String({ maxLength: MAX_FIELD_VALUE }), {
   maxProperties: MAX_FIELDS,
@@ -32,7 +31,7 @@ export const FormSubmissionCreate = Type.Object(
     ),
     email: Type.Optional(
       Type.String({
-        maxLength: MAX_EMAIL,
+        maxLength: MAX_EMAIL_LENGTH,
         description:
           'The address to enrich. When omitted, `fields.email` is used. Not checked here: an address that is not valid makes enrichment fail with `invalid_email`',
       }),
@@ -68,25 +67,6 @@ export const FormSubmittedData = Type.Object({
   submittedAt: Timestamp,
 });
 export type FormSubmittedData = Static<typeof FormSubmittedData>;
-
-/** The account a submitter was linked to, as in an account search item (without the count). */
-export const EnrichedAccount = Type.Object({
-  accountId: Type.String(),
-  domain: Type.String(),
-  name: Nullable(Type.String()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  latestActivityAt: Nullable(Timestamp),
-});
-export type EnrichedAccount = Static<typeof EnrichedAccount>;
-
-/** `data` of a `form.enriched` event. */
-export const FormEnrichedData = Type.Object({
-  formSubmissionId: Type.String(),
-  person: Person,
-  account: Nullable(EnrichedAccount),
-});
-export type FormEnrichedData = Static<typeof FormEnrichedData>;
 
 /** `data` of a `form.enrichment_failed` event. */
 export const FormEnrichmentFailedData = Type.Object({

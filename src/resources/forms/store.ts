@@ -1,6 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { FormSubmissionsTable } from './tables.ts';
+import type { FormSubmissionsTable, FormsTables } from './tables.ts';
 
 export type SubmissionRow = Omit<Selectable<FormSubmissionsTable>, 'tenant_id'>;
 export type SubmissionOutcome = Pick<
@@ -23,11 +23,11 @@ const COLUMNS = [
   'account_id',
 ] as const;
 
-export async function insertSubmission(db: TenantDb, row: SubmissionRow): Promise<void> {
+export async function insertSubmission(db: TenantDb<FormsTables>, row: SubmissionRow): Promise<void> {
   await db.insertInto('form_submissions', row).execute();
 }
 
-export function findSubmission(db: TenantDb, id: string): Promise<SubmissionRow | undefined> {
+export function findSubmission(db: TenantDb<FormsTables>, id: string): Promise<SubmissionRow | undefined> {
   return db.selectFrom('form_submissions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
@@ -36,7 +36,7 @@ export function findSubmission(db: TenantDb, id: string): Promise<SubmissionRow 
  * run (a worker that took over an expired lease) settled it first.
  */
 export async function settleSubmission(
-  db: TenantDb,
+  db: TenantDb<FormsTables>,
   id: string,
   outcome: SubmissionOutcome,
 ): Promise<boolean> {

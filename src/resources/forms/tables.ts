@@ -1,4 +1,4 @@
-/** Row types of the form tables (see src/db/schema.ts). */
+/** Row types of the form tables. */
 
 export type EnrichmentState = 'pending' | 'enriched' | 'failed';
 

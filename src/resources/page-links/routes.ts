@@ -13,12 +13,17 @@ import {
   deletePageLink,
   getPageLink,
   listLivePageLinks,
+  type TargetCheck,
   updatePageLinkFields,
 } from './service.ts';
 
 const tags = ['Page links'];
 
-export async function pageLinkRoutes(api: Api): Promise<void> {
+/** The page link endpoints; `assertTarget` checks the audience a link targets. */
+export async function pageLinkRoutes(
+  api: Api,
+  { assertTarget }: { assertTarget: TargetCheck },
+): Promise<void> {
   api.post(
     '/v0/page_links',
     {
@@ -32,7 +37,7 @@ export async function pageLinkRoutes(api: Api): Promise<void> {
       },
     },
     async (request, reply) => {
-      const link = await createPageLink(request.tenantDb, request.body);
+      const link = await createPageLink(request.tenantDb, request.body, assertTarget);
       return reply.code(201).header('Location', `/v0/page_links/${link.pageLinkId}`).send(link);
     },
   );
@@ -80,7 +85,8 @@ export async function pageLinkRoutes(api: Api): Promise<void> {
         response: { 200: PageLink },
       },
     },
-    (request) => updatePageLinkFields(request.tenantDb, request.params.page_link_id, request.body),
+    (request) =>
+      updatePageLinkFields(request.tenantDb, request.params.page_link_id, request.body, assertTarget),
   );
 
   api.delete(

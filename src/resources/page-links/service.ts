@@ -1,9 +1,8 @@
-import { mapPage, type Page, type PageRequest } from '../../db/paging.ts';
+import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { AppError, invalidField, invalidState, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../time.ts';
-import { assertLinkableAudience } from '../audiences/service.ts';
+import { AppError, invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import type { PageLink, PageLinkCreate, PageLinkUpdate } from './schema.ts';
 import {
   findLivePageLinkByPath,
@@ -16,6 +15,12 @@ import {
 } from './store.ts';
 
 const SEGMENT = /^[a-z0-9._~-]+$/;
+
+/**
+ * Fails unless an audience may be a link's target: an audience of the tenant (400 at `path`) that
+ * is not archived (409). The audiences resource answers; the server wires it in (src/wiring.ts).
+ */
+export type TargetCheck = (db: TenantDb, audienceId: string, path: string) => Promise<void>;
 
 function present(row: PageLinkRow): PageLink {
   return {
@@ -63,9 +68,13 @@ async function withFreePath(db: TenantDb, path: string, write: () => Promise<voi
   }
 }
 
-export async function createPageLink(db: TenantDb, input: PageLinkCreate): Promise<PageLink> {
+export async function createPageLink(
+  db: TenantDb,
+  input: PageLinkCreate,
+  assertTarget: TargetCheck,
+): Promise<PageLink> {
   const path = canonicalPath(input.path);
-  await assertLinkableAudience(db, input.target.audienceId, '/body/target/audienceId');
+  await assertTarget(db, input.target.audienceId, '/body/target/audienceId');
   const now = Date.now();
   const row: PageLinkRow = {
     id: newId('pagelink'),
@@ -90,13 +99,14 @@ export async function updatePageLinkFields(
   db: TenantDb,
   id: string,
   input: PageLinkUpdate,
+  assertTarget: TargetCheck,
 ): Promise<PageLink> {
   const current = await requireLink(db, id);
   if (current.deleted_at !== null) throw invalidState(`Page link ${id} is deleted`);
   const changes: PageLinkChanges = { updated_at: Date.now() };
   if (input.path !== undefined) changes.path = canonicalPath(input.path);
   if (input.target !== undefined) {
-    await assertLinkableAudience(db, input.target.audienceId, '/body/target/audienceId');
+    await assertTarget(db, input.target.audienceId, '/body/target/audienceId');
     changes.target_type = input.target.targetType;
     changes.audience_id = input.target.audienceId;
   }
@@ -118,9 +128,9 @@ export async function deletePageLink(db: TenantDb, id: string): Promise<PageLink
 export async function listLivePageLinks(
   db: TenantDb,
   filter: { audienceId?: string },
-  page: PageRequest,
-): Promise<Page<PageLink>> {
-  return mapPage(await listPageLinks(db, filter, page), present);
+  page: Paging,
+): Promise<Paged<PageLink>> {
+  return mapPaged(await listPageLinks(db, filter, page), present);
 }
 
 /** The live link at a path, for serving. */

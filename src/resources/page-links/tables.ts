@@ -1,4 +1,4 @@
-/** Row types of the page-link table (see src/db/schema.ts). */
+/** Row types of the page-link table. */
 
 export interface PageLinksTable {
   id: string;

@@ -5,9 +5,9 @@ const KEPT_FOR_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** Deleted pages stay restorable for 30 days, then are erased with everything that hangs on them. */
 export const purgeDeletedPages: ScheduledTask = {
-  name: 'pages.purge-deleted',
+  name: 'pages.purge',
   everyMs: 60 * 60 * 1000,
   async run({ database, now }) {
-    await purge(database, now - KEPT_FOR_MS);
+    await purge(database.db, now - KEPT_FOR_MS);
   },
 };

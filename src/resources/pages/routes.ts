@@ -1,6 +1,7 @@
 import { paginate } from '../../http/pagination.ts';
-import { EmptyBody } from '../../http/schemas.ts';
+import { DEFAULT_PAGE_SIZE, EmptyBody } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
+import type { ImageChecks } from './references.ts';
 import {
   Page,
   PageCreate,
@@ -25,7 +26,8 @@ import {
 
 const tags = ['Pages'];
 
-export async function pageRoutes(api: Api): Promise<void> {
+/** The page endpoints; `images` checks the images that widgets name. */
+export async function pageRoutes(api: Api, { images }: { images: ImageChecks }): Promise<void> {
   api.post(
     '/v0/pages',
     {
@@ -39,7 +41,7 @@ export async function pageRoutes(api: Api): Promise<void> {
       },
     },
     async (request, reply) => {
-      const page = await createPage(request.tenantDb, request.body);
+      const page = await createPage(request.tenantDb, request.body, images);
       return reply.code(201).header('Location', `/v0/pages/${page.pageId}`).send(page);
     },
   );
@@ -74,7 +76,11 @@ export async function pageRoutes(api: Api): Promise<void> {
       },
     },
     (request) =>
-      searchPageItems(request.tenantDb, request.query.query || undefined, request.query.limit ?? 20),
+      searchPageItems(
+        request.tenantDb,
+        request.query.query || undefined,
+        request.query.limit ?? DEFAULT_PAGE_SIZE,
+      ),
   );
 
   api.get(
@@ -104,7 +110,7 @@ export async function pageRoutes(api: Api): Promise<void> {
         response: { 200: Page },
       },
     },
-    (request) => updatePageFields(request.tenantDb, request.params.page_id, request.body),
+    (request) => updatePageFields(request.tenantDb, request.params.page_id, request.body, images),
   );
 
   const actions = [

@@ -1,21 +1,16 @@
 import { type Static, Type } from 'typebox';
+import { PageMetadata, PageMetadataInput, SafeUrl } from '../../http/page-metadata.ts';
 import {
   Count,
   IdParams,
   NullableTimestamp,
+  optionalAll,
   PagedList,
   PageQuery,
   SearchQuery,
   Timestamp,
 } from '../../http/schemas.ts';
 
-/** Links a page shows must not run script: http(s), mailto and tel URLs, paths and fragments only. */
-export const SAFE_URL = {
-  maxLength: 2048,
-  pattern: '^(|https?://[^\\s]+|mailto:[^\\s]+|tel:[^\\s]+|/[^\\s]*|#[^\\s]*)$',
-  description: 'Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment',
-};
-export const SafeUrl = Type.String(SAFE_URL);
 const ShortId = Type.String({
   pattern: '^[A-Za-z0-9_-]{1,64}$',
   description: '1-64 letters, digits, _ or -',
@@ -24,62 +19,9 @@ const Text = (maxLength: number) => Type.String({ maxLength });
 
 export const PAGE_TYPES = ['inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'] as const;
 export const PageType = Type.Enum(PAGE_TYPES);
+export type PageType = Static<typeof PageType>;
 export const PageStatus = Type.Enum(['archived', 'draft', 'published']);
-
-export const ROBOTS = [
-  'all',
-  'none',
-  'index',
-  'noindex',
-  'follow',
-  'nofollow',
-  'noarchive',
-  'nosnippet',
-  'noimageindex',
-  'notranslate',
-] as const;
-
-const metadataText = {
-  title: Text(255),
-  description: Text(1024),
-  keywords: Type.Array(Text(128), { maxItems: 50 }),
-  author: Text(255),
-  robots: Type.Array(Type.Enum(ROBOTS), { maxItems: 10, description: 'Robots directives' }),
-  canonicalUrl: SafeUrl,
-  ogTitle: Text(255),
-  ogDescription: Text(1024),
-  ogImageAlt: Text(255),
-  ogSiteName: Text(255),
-  ogUrl: SafeUrl,
-  twitterTitle: Text(255),
-  twitterDescription: Text(1024),
-  twitterImageAlt: Text(255),
-  twitterSite: Text(255),
-  twitterCreator: Text(255),
-  themeColor: Text(64),
-};
-const metadataImages = {
-  ogImageUrl: SafeUrl,
-  ogImageFileId: Text(64),
-  twitterImageUrl: SafeUrl,
-  twitterImageFileId: Text(64),
-};
-
-const optionalAll = <T extends Record<string, import('typebox').TSchema>>(fields: T) =>
-  Object.fromEntries(Object.entries(fields).map(([key, schema]) => [key, Type.Optional(schema)])) as {
-    [K in keyof T]: import('typebox').TOptional<T[K]>;
-  };
-
-/** Page metadata as pages and audiences show it. */
-export const PageMetadata = Type.Object(optionalAll({ ...metadataText, ...metadataImages }));
-export type PageMetadata = Static<typeof PageMetadata>;
-
-/** Page metadata as a page create or update takes it: the image fields are set through audiences. */
-export const PageMetadataInput = Type.Object(optionalAll(metadataText), { additionalProperties: false });
-/** Metadata as an audience overrides it, image fields included. */
-export const PageMetadataOverride = Type.Object(optionalAll({ ...metadataText, ...metadataImages }), {
-  additionalProperties: false,
-});
+export type PageStatus = Static<typeof PageStatus>;
 
 export const Action = Type.Object({
   actionId: Type.String(),

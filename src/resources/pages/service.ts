@@ -1,16 +1,16 @@
-import { type Page as ListPage, mapPage, type PageRequest } from '../../db/paging.ts';
+import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidField, invalidState, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../time.ts';
-import { assertImageReferences } from './references.ts';
+import type { PageMetadata } from '../../http/page-metadata.ts';
+import { invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
+import { assertImageReferences, type ImageChecks } from './references.ts';
 import type {
   Action,
   ActionCardWidget,
   FooterLinkGroup,
   Page,
   PageCreate,
-  PageMetadata,
   PageSearchItem,
   PageUpdate,
   Script,
@@ -19,10 +19,10 @@ import {
   findPage,
   insertPage,
   listPages,
+  type NewPageRow,
   type PageChanges,
   type PageFilter,
   type PageRow,
-  type PageRowWithCounts,
   searchPages,
   updatePage,
 } from './store.ts';
@@ -36,7 +36,7 @@ function parse<T>(json: string | null): T | undefined {
   return json === null ? undefined : (JSON.parse(json) as T);
 }
 
-export function presentPage(row: PageRowWithCounts): Page {
+export function presentPage(row: PageRow): Page {
   const footerLinks = parse<FooterLinkGroup[]>(row.footer_links);
   const metadata = parse<PageMetadata>(row.metadata);
   return {
@@ -146,13 +146,13 @@ function contentColumns(content: Content) {
   };
 }
 
-async function requirePage(db: TenantDb, id: string): Promise<PageRowWithCounts> {
+async function requirePage(db: TenantDb, id: string): Promise<PageRow> {
   const row = await findPage(db, id);
   if (!row) throw notFound(`Page ${id}`);
   return row;
 }
 
-export async function createPage(db: TenantDb, input: PageCreate): Promise<Page> {
+export async function createPage(db: TenantDb, input: PageCreate, images: ImageChecks): Promise<Page> {
   const content: Content = {
     name: input.name,
     actions: normalizeActions(input.actions),
@@ -163,9 +163,9 @@ export async function createPage(db: TenantDb, input: PageCreate): Promise<Page>
     metadata: input.metadata,
   };
   assertHeaderAction(content.actions, content.headerActionId);
-  await assertImageReferences(db, content.actionCardWidgets);
+  await assertImageReferences(db, content.actionCardWidgets, images);
   const now = Date.now();
-  const row: PageRow = {
+  const row: NewPageRow = {
     id: newId('page'),
     ...contentColumns(content),
     page_context: input.pageContext,
@@ -186,7 +186,12 @@ export async function getPage(db: TenantDb, id: string): Promise<Page> {
 }
 
 /** Applies the fields given; `null` clears the optional ones. A deleted page cannot change. */
-export async function updatePageFields(db: TenantDb, id: string, input: PageUpdate): Promise<Page> {
+export async function updatePageFields(
+  db: TenantDb,
+  id: string,
+  input: PageUpdate,
+  images: ImageChecks,
+): Promise<Page> {
   const current = presentPage(await requirePage(db, id));
   if (current.deletedAt !== null) throw invalidState(`Page ${id} is deleted; restore it before changing it`);
   const content: Content = {
@@ -207,7 +212,7 @@ export async function updatePageFields(db: TenantDb, id: string, input: PageUpda
     metadata: input.metadata === undefined ? current.metadata : (input.metadata ?? undefined),
   };
   assertHeaderAction(content.actions, content.headerActionId);
-  if (input.actionCardWidgets) await assertImageReferences(db, content.actionCardWidgets);
+  if (input.actionCardWidgets) await assertImageReferences(db, content.actionCardWidgets, images);
   const changes: PageChanges = { ...contentColumns(content), updated_at: Date.now() };
   if (input.pageContext !== undefined) changes.page_context = input.pageContext;
   if (input.pageType !== undefined) changes.page_type = input.pageType;
@@ -220,7 +225,7 @@ export async function updatePageFields(db: TenantDb, id: string, input: PageUpda
 async function transition(
   db: TenantDb,
   id: string,
-  decide: (page: PageRowWithCounts, now: number) => PageChanges | 'unchanged',
+  decide: (page: PageRow, now: number) => PageChanges | 'unchanged',
 ): Promise<Page> {
   const page = await requirePage(db, id);
   const now = Date.now();
@@ -229,7 +234,7 @@ async function transition(
   return getPage(db, id);
 }
 
-function stateOf(page: PageRowWithCounts): string {
+function stateOf(page: PageRow): string {
   return page.deleted_at !== null ? 'deleted' : page.status;
 }
 
@@ -261,12 +266,8 @@ export function restorePage(db: TenantDb, id: string): Promise<Page> {
   );
 }
 
-export async function listAllPages(
-  db: TenantDb,
-  filter: PageFilter,
-  page: PageRequest,
-): Promise<ListPage<Page>> {
-  return mapPage(await listPages(db, filter, page), presentPage);
+export async function listAllPages(db: TenantDb, filter: PageFilter, page: Paging): Promise<Paged<Page>> {
+  return mapPaged(await listPages(db, filter, page), presentPage);
 }
 
 export async function searchPageItems(

@@ -1,11 +1,11 @@
-import { type Selectable, sql, type Updateable } from 'kysely';
-import type { Database } from '../../db/connection.ts';
-import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
+import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { PageStatus, PagesTable } from './tables.ts';
+import type { PageStatus } from './schema.ts';
+import type { PagesTable, PagesTables } from './tables.ts';
 
 export type PageRow = Omit<Selectable<PagesTable>, 'tenant_id'>;
-export type PageRowWithCounts = PageRow & { audiences_count: number };
+export type NewPageRow = Omit<Insertable<PagesTable>, 'tenant_id'>;
 export type PageChanges = Omit<Updateable<PagesTable>, 'tenant_id' | 'id' | 'created_at'>;
 
 export interface PageFilter {
@@ -31,31 +31,25 @@ const COLUMNS = [
   'pages.updated_at',
   'pages.archived_at',
   'pages.deleted_at',
+  'pages.audiences_count',
 ] as const;
-
-/** The page's audiences that are not archived. */
-const audiencesCount = sql<number>`(SELECT count(*) FROM audiences a WHERE a.page_id = pages.id AND a.archived_at IS NULL)`;
 
 /** Search and lists count exactly up to here; page search answers null beyond. */
 export const SEARCH_COUNT_CAP = 10_000;
 
-export async function insertPage(db: TenantDb, row: PageRow): Promise<void> {
+export async function insertPage(db: TenantDb<PagesTables>, row: NewPageRow): Promise<void> {
   await db.insertInto('pages', row).execute();
 }
 
-export function findPage(db: TenantDb, id: string): Promise<PageRowWithCounts | undefined> {
-  return db
-    .selectFrom('pages')
-    .select([...COLUMNS, audiencesCount.as('audiences_count')])
-    .where('id', '=', id)
-    .executeTakeFirst();
+export function findPage(db: TenantDb<PagesTables>, id: string): Promise<PageRow | undefined> {
+  return db.selectFrom('pages').select(COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export async function updatePage(db: TenantDb, id: string, changes: PageChanges): Promise<void> {
+export async function updatePage(db: TenantDb<PagesTables>, id: string, changes: PageChanges): Promise<void> {
   await db.updateTable('pages').set(changes).where('id', '=', id).execute();
 }
 
-function livePages(db: TenantDb, filter: PageFilter) {
+function livePages(db: TenantDb<PagesTables>, filter: PageFilter) {
   let matching = db.selectFrom('pages').where('deleted_at', 'is', null);
   if (filter.query)
     matching = matching.where(db.dialect.substringMatch('pages', ['name', 'title'], filter.query));
@@ -64,24 +58,24 @@ function livePages(db: TenantDb, filter: PageFilter) {
 }
 
 export async function listPages(
-  db: TenantDb,
+  db: TenantDb<PagesTables>,
   filter: PageFilter,
-  page: PageRequest,
-): Promise<Page<PageRowWithCounts>> {
+  page: Paging,
+): Promise<Paged<PageRow>> {
   const matching = livePages(db, filter);
   const [rows, total] = await Promise.all([
-    descendingAfter(matching.select([...COLUMNS, audiencesCount.as('audiences_count')]), 'pages.id', page),
+    descendingAfter(matching.select(COLUMNS), 'pages.id', page),
     db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total);
 }
 
 /** The first `limit` matches, newest first, and how many match (null past the cap). */
-export async function searchPages(db: TenantDb, query: string | undefined, limit: number) {
+export async function searchPages(db: TenantDb<PagesTables>, query: string | undefined, limit: number) {
   const matching = livePages(db, { query });
   const [rows, total] = await Promise.all([
     matching
-      .select(['pages.id', 'pages.name', audiencesCount.as('audiences_count')])
+      .select(['pages.id', 'pages.name', 'pages.audiences_count'])
       .orderBy('pages.id', 'desc')
       .limit(limit + 1)
       .execute(),
@@ -91,7 +85,7 @@ export async function searchPages(db: TenantDb, query: string | undefined, limit
 }
 
 /** Erases pages deleted before `before`, across tenants; returns how many. */
-export async function purgeDeletedPages(database: Database, before: number): Promise<number> {
-  const result = await database.db.deleteFrom('pages').where('deleted_at', '<', before).executeTakeFirst();
+export async function purgeDeletedPages(db: Kysely<PagesTables>, before: number): Promise<number> {
+  const result = await db.deleteFrom('pages').where('deleted_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -1,7 +1,7 @@
-/** Row types of the pages table (see src/db/schema.ts). */
+import type { ColumnType } from 'kysely';
+import type { PageStatus, PageType } from './schema.ts';
 
-export type PageType = 'inbound' | 'outbound' | 'call_followup' | 'sales_deck' | 'custom';
-export type PageStatus = 'draft' | 'published' | 'archived';
+/** Row types of the pages table. */
 
 export interface PagesTable {
   id: string;
@@ -23,6 +23,8 @@ export interface PagesTable {
   updated_at: number;
   archived_at: number | null;
   deleted_at: number | null;
+  /** The page's audiences that are not archived; kept by the database alone (migration 0011). */
+  audiences_count: ColumnType<number, never, never>;
 }
 
 export type PagesTables = {

@@ -9,11 +9,19 @@ import {
   PersonParams,
   PersonUpdate,
 } from './schema.ts';
-import { createPerson, getPerson, listAllPersons, removePerson, updatePersonFields } from './service.ts';
+import {
+  type AccountOfDomain,
+  createPerson,
+  getPerson,
+  listAllPersons,
+  removePerson,
+  updatePersonFields,
+} from './service.ts';
 
 const tags = ['Persons'];
 
-export async function personRoutes(api: Api): Promise<void> {
+/** The person endpoints; `accountOf` finds the account a person's domain links them to. */
+export async function personRoutes(api: Api, { accountOf }: { accountOf: AccountOfDomain }): Promise<void> {
   api.post(
     '/v0/persons',
     {
@@ -27,7 +35,7 @@ export async function personRoutes(api: Api): Promise<void> {
       },
     },
     async (request, reply) => {
-      const person = await createPerson(request.tenantDb, request.body);
+      const person = await createPerson(request.tenantDb, request.body, accountOf);
       return reply.code(201).header('Location', `/v0/persons/${person.personId}`).send(person);
     },
   );
@@ -68,7 +76,7 @@ export async function personRoutes(api: Api): Promise<void> {
         response: { 200: Person },
       },
     },
-    (request) => updatePersonFields(request.tenantDb, request.params.person_id, request.body),
+    (request) => updatePersonFields(request.tenantDb, request.params.person_id, request.body, accountOf),
   );
 
   api.delete(

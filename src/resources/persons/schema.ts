@@ -1,10 +1,11 @@
 import { type Static, Type } from 'typebox';
 import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { MAX_EMAIL_LENGTH } from '../../shared/email.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
 const Email = Type.String({
   format: 'email',
-  maxLength: 320,
+  maxLength: MAX_EMAIL_LENGTH,
   description: 'Unique per tenant, case-insensitively',
 });
 const Domain = Type.String({
@@ -68,3 +69,29 @@ export const PersonDeleted = Type.Object({
   personId: Type.String(),
   deleted: Type.Literal(true),
 });
+
+/* The person's log: notes written by users and activity entries written by Tailor. */
+const Text = Type.String({ minLength: 1, maxLength: 65536, description: 'Plain text' });
+
+export const PersonLog = Type.Object({
+  personLogId: Type.String(),
+  personId: Type.String(),
+  kind: Type.Union([Type.Literal('note'), Type.Literal('activity')], {
+    description: 'note: written by a user; activity: written by Tailor (form submissions, enrichment)',
+  }),
+  text: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type PersonLog = Static<typeof PersonLog>;
+
+export const PersonLogCreate = Type.Object({ text: Text }, { additionalProperties: false });
+export const PersonLogUpdate = Type.Object(
+  { text: Type.String({ minLength: 1, maxLength: 65536, description: 'Replacement plain text of a note' }) },
+  { additionalProperties: false },
+);
+
+export const Success = Type.Object({ success: Type.Boolean() });
+export const PersonLogList = PagedList(PersonLog);
+export const PersonLogListQuery = Type.Object({ ...PageQuery });
+export const PersonLogParams = IdParams('person_id', 'person_log_id');

@@ -1,16 +1,18 @@
-import slugify from '@sindresorhus/slugify';
-import { mapPage, type Page, type PageRequest } from '../../db/paging.ts';
+import type { Paged, Paging } from '../../db/paging.ts';
+import { mapPaged } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { AppError, invalidField, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { toTimestamp } from '../../time.ts';
-import { canonicalDomain } from '../accounts/domain.ts';
-import { accountIdForDomain } from '../accounts/service.ts';
+import { canonicalDomain } from '../../shared/domain.ts';
+import { emailDomain } from '../../shared/email.ts';
+import { AppError, invalidField, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { slugOf } from '../../shared/slug.ts';
+import { toTimestamp } from '../../shared/time.ts';
 import type { Person, PersonCreate, PersonUpdate } from './schema.ts';
 import {
   deletePerson,
   findPerson,
   findPersonByEmail,
+  findPersons,
   insertPerson,
   listPersons,
   type PersonChanges,
@@ -21,6 +23,21 @@ import {
   updatePerson,
 } from './store.ts';
 
+/**
+ * The id of the account of a canonical domain, created (without a name) when there is none: a
+ * person with a domain is linked to that account. The accounts resource answers; the server wires
+ * it in (src/wiring.ts).
+ */
+export type AccountOfDomain = (db: TenantDb, domain: string) => Promise<string>;
+
+/** What other resources show of a person: audiences are named after them. */
+export interface PersonSummary {
+  name: string;
+  slug: string;
+  accountId: string | null;
+}
+
+const MAX_SLUG = 80;
 const SLUG_ATTEMPTS = 5;
 
 export function presentPerson(row: PersonRow): Person {
@@ -43,8 +60,8 @@ async function requirePerson(db: TenantDb, id: string): Promise<PersonRow> {
   return row;
 }
 
-function emailDomain(email: string): string {
-  const domain = canonicalDomain(email.slice(email.lastIndexOf('@') + 1));
+function domainOfEmail(email: string): string {
+  const domain = emailDomain(email);
   if (!domain)
     throw invalidField('/body/email', 'must be an email address whose domain has a dot, e.g. jane@acme.com');
   return domain;
@@ -62,7 +79,7 @@ function resolveDomain(
   email: string | null,
 ): { domain: string | null; domain_given: number } {
   if (given !== null) return { domain: givenDomain(given), domain_given: 1 };
-  return { domain: email === null ? null : emailDomain(email), domain_given: 0 };
+  return { domain: email === null ? null : domainOfEmail(email), domain_given: 0 };
 }
 
 async function assertEmailFree(db: TenantDb, emailKey: string | null, personId?: string): Promise<void> {
@@ -73,12 +90,8 @@ async function assertEmailFree(db: TenantDb, emailKey: string | null, personId?:
   }
 }
 
-function slugBase(name: string): string {
-  return slugify(name).slice(0, 80).replace(/-+$/, '') || 'person';
-}
-
 async function freeSlug(db: TenantDb, name: string): Promise<string> {
-  const base = slugBase(name);
+  const base = slugOf(name, MAX_SLUG) || 'person';
   const taken = new Set(await slugsStartingWith(db, base));
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
@@ -88,37 +101,35 @@ async function freeSlug(db: TenantDb, name: string): Promise<string> {
  * Creates a person, linked to the account of their domain (created when missing). Runs again when
  * a concurrent create took the same slug; a concurrent create with the same email is a conflict.
  */
-export async function createPerson(db: TenantDb, input: PersonCreate): Promise<Person> {
+export async function createPerson(
+  db: TenantDb,
+  input: PersonCreate,
+  accountOf: AccountOfDomain,
+): Promise<Person> {
   const email = input.email ?? null;
   const emailKey = email?.toLowerCase() ?? null;
   const { domain, domain_given } = resolveDomain(input.domain ?? null, email);
-  for (let attempt = 1; ; attempt++) {
-    await assertEmailFree(db, emailKey);
-    try {
-      return await db.transaction(async (tx) => {
-        const now = Date.now();
-        const row: PersonRow = {
-          id: newId('person'),
-          account_id: domain === null ? null : await accountIdForDomain(tx, domain),
-          name: input.name,
-          email,
-          email_key: emailKey,
-          domain,
-          domain_given,
-          slug: await freeSlug(tx, input.name),
-          phone_number: input.phoneNumber ?? null,
-          linkedin_profile_url: input.linkedinProfileUrl ?? null,
-          latest_activity_at: null,
-          created_at: now,
-          updated_at: now,
-        };
-        await insertPerson(tx, row);
-        return presentPerson(row);
-      });
-    } catch (error) {
-      if (!db.dialect.isUniqueViolation(error) || attempt >= SLUG_ATTEMPTS) throw error;
-    }
-  }
+  return db.retryingTransaction(SLUG_ATTEMPTS, async (tx) => {
+    await assertEmailFree(tx, emailKey);
+    const now = Date.now();
+    const row: PersonRow = {
+      id: newId('person'),
+      account_id: domain === null ? null : await accountOf(tx, domain),
+      name: input.name,
+      email,
+      email_key: emailKey,
+      domain,
+      domain_given,
+      slug: await freeSlug(tx, input.name),
+      phone_number: input.phoneNumber ?? null,
+      linkedin_profile_url: input.linkedinProfileUrl ?? null,
+      latest_activity_at: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await insertPerson(tx, row);
+    return presentPerson(row);
+  });
 }
 
 export async function getPerson(db: TenantDb, id: string): Promise<Person> {
@@ -141,14 +152,19 @@ function changesFor(current: PersonRow, input: PersonUpdate): PersonChanges {
 }
 
 /** Applies the fields given; `null` clears. The account link follows the resulting domain. */
-export async function updatePersonFields(db: TenantDb, id: string, input: PersonUpdate): Promise<Person> {
+export async function updatePersonFields(
+  db: TenantDb,
+  id: string,
+  input: PersonUpdate,
+  accountOf: AccountOfDomain,
+): Promise<Person> {
   const current = await requirePerson(db, id);
   const changes = changesFor(current, input);
   await assertEmailFree(db, changes.email_key ?? null, id);
   try {
     await db.transaction(async (tx) => {
       if (changes.domain !== current.domain) {
-        changes.account_id = changes.domain ? await accountIdForDomain(tx, changes.domain) : null;
+        changes.account_id = changes.domain ? await accountOf(tx, changes.domain) : null;
       }
       await updatePerson(tx, id, changes);
     });
@@ -161,7 +177,7 @@ export async function updatePersonFields(db: TenantDb, id: string, input: Person
 }
 
 export async function removePerson(db: TenantDb, id: string): Promise<{ personId: string; deleted: true }> {
-  const deleted = await db.transaction((tx) => deletePerson(tx, id));
+  const deleted = await deletePerson(db, id);
   if (!deleted) throw notFound(`Person ${id}`);
   return { personId: id, deleted: true };
 }
@@ -169,13 +185,19 @@ export async function removePerson(db: TenantDb, id: string): Promise<{ personId
 export async function listAllPersons(
   db: TenantDb,
   filter: { email?: string },
-  page: PageRequest,
-): Promise<Page<Person>> {
-  return mapPage(await listPersons(db, { emailKey: filter.email?.toLowerCase() }, page), presentPerson);
+  page: Paging,
+): Promise<Paged<Person>> {
+  return mapPaged(await listPersons(db, { emailKey: filter.email?.toLowerCase() }, page), presentPerson);
 }
 
 export async function linkedPersons(db: TenantDb, accountId: string, limit: number): Promise<Person[]> {
   return (await personsOfAccount(db, accountId, limit)).map(presentPerson);
+}
+
+/** What audiences show of their persons, by id; persons that do not exist are left out. */
+export async function personSummaries(db: TenantDb, ids: string[]): Promise<Map<string, PersonSummary>> {
+  const rows = await findPersons(db, [...new Set(ids)]);
+  return new Map(rows.map((row) => [row.id, { name: row.name, slug: row.slug, accountId: row.account_id }]));
 }
 
 /** Fails with not_found unless the person exists in the tenant. */

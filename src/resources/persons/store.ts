@@ -1,7 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
-import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
-import type { PersonsTable } from '../../db/schema.ts';
+import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
+import type { PersonsTable, PersonsTables } from './tables.ts';
 
 export type PersonRow = Omit<Selectable<PersonsTable>, 'tenant_id'>;
 export type PersonChanges = Omit<Updateable<PersonsTable>, 'tenant_id' | 'id' | 'slug' | 'created_at'>;
@@ -22,20 +22,28 @@ const COLUMNS = [
   'updated_at',
 ] as const;
 
-export async function insertPerson(db: TenantDb, row: PersonRow): Promise<void> {
+export async function insertPerson(db: TenantDb<PersonsTables>, row: PersonRow): Promise<void> {
   await db.insertInto('persons', row).execute();
 }
 
-export function findPerson(db: TenantDb, id: string): Promise<PersonRow | undefined> {
+export function findPerson(db: TenantDb<PersonsTables>, id: string): Promise<PersonRow | undefined> {
   return db.selectFrom('persons').select(COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export function findPersonByEmail(db: TenantDb, emailKey: string): Promise<PersonRow | undefined> {
+export function findPersons(db: TenantDb<PersonsTables>, ids: string[]): Promise<PersonRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('persons').select(COLUMNS).where('id', 'in', ids).execute();
+}
+
+export function findPersonByEmail(
+  db: TenantDb<PersonsTables>,
+  emailKey: string,
+): Promise<PersonRow | undefined> {
   return db.selectFrom('persons').select(COLUMNS).where('email_key', '=', emailKey).executeTakeFirst();
 }
 
 /** Slugs in use that `base` or `base-N` could collide with. */
-export async function slugsStartingWith(db: TenantDb, base: string): Promise<string[]> {
+export async function slugsStartingWith(db: TenantDb<PersonsTables>, base: string): Promise<string[]> {
   const rows = await db
     .selectFrom('persons')
     .select('slug')
@@ -44,18 +52,22 @@ export async function slugsStartingWith(db: TenantDb, base: string): Promise<str
   return rows.map((row) => row.slug);
 }
 
-export async function updatePerson(db: TenantDb, id: string, changes: PersonChanges): Promise<void> {
+export async function updatePerson(
+  db: TenantDb<PersonsTables>,
+  id: string,
+  changes: PersonChanges,
+): Promise<void> {
   await db.updateTable('persons').set(changes).where('id', '=', id).execute();
 }
 
-export async function deletePerson(db: TenantDb, id: string): Promise<boolean> {
-  await db.deleteFrom('person_logs').where('person_id', '=', id).execute();
+/** Erases the person; their log goes with them (the foreign key cascades). */
+export async function deletePerson(db: TenantDb<PersonsTables>, id: string): Promise<boolean> {
   const result = await db.deleteFrom('persons').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 
 /** Moves the person's latest activity forward to `at` (never back). */
-export async function recordActivityAt(db: TenantDb, id: string, at: number): Promise<void> {
+export async function recordActivityAt(db: TenantDb<PersonsTables>, id: string, at: number): Promise<void> {
   await db
     .updateTable('persons')
     .set({ latest_activity_at: at })
@@ -65,20 +77,24 @@ export async function recordActivityAt(db: TenantDb, id: string, at: number): Pr
 }
 
 export async function listPersons(
-  db: TenantDb,
+  db: TenantDb<PersonsTables>,
   filter: { emailKey?: string },
-  page: PageRequest,
-): Promise<Page<PersonRow>> {
+  page: Paging,
+): Promise<Paged<PersonRow>> {
   let matching = db.selectFrom('persons');
   if (filter.emailKey !== undefined) matching = matching.where('email_key', '=', filter.emailKey);
   const [rows, total] = await Promise.all([
     descendingAfter(matching.select(COLUMNS), 'id', page),
     filter.emailKey !== undefined ? db.countRows(matching) : db.rowCount('persons'),
   ]);
-  return pageOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total);
 }
 
-export function personsOfAccount(db: TenantDb, accountId: string, limit: number): Promise<PersonRow[]> {
+export function personsOfAccount(
+  db: TenantDb<PersonsTables>,
+  accountId: string,
+  limit: number,
+): Promise<PersonRow[]> {
   return db
     .selectFrom('persons')
     .select(COLUMNS)

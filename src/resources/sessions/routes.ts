@@ -1,8 +1,9 @@
 import type { Api } from '../../http/types.ts';
 import { AnalyticsParams, AnalyticsQuery, AudienceAnalytics } from './schema.ts';
-import { audienceAnalytics } from './service.ts';
+import { audienceAnalytics, type PageAudiences } from './service.ts';
 
-export async function analyticsRoutes(api: Api): Promise<void> {
+/** The analytics endpoint; `audiences` lists the audiences of a page. */
+export async function sessionRoutes(api: Api, { audiences }: { audiences: PageAudiences }): Promise<void> {
   api.get(
     '/v0/pages/:page_id/analytics/audiences',
     {
@@ -16,6 +17,6 @@ export async function analyticsRoutes(api: Api): Promise<void> {
         response: { 200: AudienceAnalytics },
       },
     },
-    (request) => audienceAnalytics(request.tenantDb, request.params.page_id, request.query),
+    (request) => audienceAnalytics(request.tenantDb, request.params.page_id, request.query, audiences),
   );
 }

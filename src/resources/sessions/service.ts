@@ -1,8 +1,6 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { AppError, invalidField } from '../../errors.ts';
-import { parseInstant } from '../../time.ts';
-import { audienceIdsOfPage, personOfAudience } from '../audiences/service.ts';
-import { notePersonActivity } from '../persons/service.ts';
+import { AppError, invalidField } from '../../shared/errors.ts';
+import { parseInstant } from '../../shared/time.ts';
 import type { AudienceAnalyticsItem, SessionEvent } from './schema.ts';
 import {
   type AudienceTotals,
@@ -22,6 +20,12 @@ const DAY_MS = 24 * HOUR_MS;
 const DEFAULT_PERIOD_MS = 30 * DAY_MS;
 const LONGEST_PERIOD_MS = 366 * DAY_MS;
 
+/**
+ * The ids of every audience of a page, archived ones too; not found when the page is not. The
+ * pages and audiences resources answer; the server wires them in (src/wiring.ts).
+ */
+export type PageAudiences = (db: TenantDb, pageId: string) => Promise<string[]>;
+
 /** Which page, audience and link a session belongs to: what the page's token names. */
 export interface Visit {
   sessionId: string;
@@ -30,7 +34,8 @@ export interface Visit {
   pageLinkId: string;
 }
 
-type Recorded = SessionEvent | { type: 'form_submit' };
+/** What a session counts: the tracker's events, and a form submitted during it. */
+export type Recorded = SessionEvent | { type: 'form_submit' };
 
 /** One session's share of its hour's totals. */
 function contribution(session: SessionRow): Totals {
@@ -90,11 +95,17 @@ function newSession(visit: Visit, now: number): SessionRow {
   };
 }
 
-async function applyToSession(
+/**
+ * Records a batch of a session's events, and moves the session's hour of the audience's rollup by
+ * the change in the session's share: analytics read the rollups. Call it in a transaction. A session
+ * starts when its first batch arrives (server time); a session id already used by another
+ * audience's page starts nothing new. Two batches of a new session may race to create it: the
+ * loser's insert fails on the session's key, and a retry finds the session made.
+ */
+export async function recordSessionEvents(
   tx: TenantDb,
   visit: Visit,
   events: Recorded[],
-  personId: string | null,
   now: number,
 ): Promise<void> {
   const existing = await findSession(tx, visit.sessionId);
@@ -111,38 +122,6 @@ async function applyToSession(
     hour,
     minus(contribution(after), existing ? contribution(existing) : NOTHING),
   );
-  if (personId) await notePersonActivity(tx, personId, now);
-}
-
-/**
- * Records a batch of a session's events, and moves the session's hour of the audience's rollup by
- * the change in the session's share, in one transaction: analytics read the rollups, and a batch
- * that was acknowledged is on disk. A session starts when its first batch arrives (server time);
- * a session id already used by another audience's page starts nothing new.
- */
-export async function recordSessionEvents(
-  db: TenantDb,
-  visit: Visit,
-  events: Recorded[],
-  now = Date.now(),
-): Promise<number> {
-  const personId = await personOfAudience(db, visit.audienceId);
-  if (personId === undefined) throw invalidField('/body/token', 'names a page that no longer exists');
-  // Two batches of a new session may race to create it; the loser finds it made and adds to it.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await db.transaction((tx) => applyToSession(tx, visit, events, personId, now));
-      break;
-    } catch (error) {
-      if (!db.dialect.isUniqueViolation(error) || attempt >= 3) throw error;
-    }
-  }
-  return events.length;
-}
-
-/** A form submitted during a session counts toward its conversions and form submissions. */
-export async function recordFormSubmitted(db: TenantDb, visit: Visit, at: number): Promise<void> {
-  await recordSessionEvents(db, visit, [{ type: 'form_submit' }], at);
 }
 
 function period(
@@ -210,10 +189,11 @@ export async function audienceAnalytics(
   db: TenantDb,
   pageId: string,
   query: { startDate?: string; endDate?: string },
+  audiences: PageAudiences,
   now = Date.now(),
 ): Promise<{ items: AudienceAnalyticsItem[] }> {
   const { start, end } = period(query, now);
-  const audienceIds = await audienceIdsOfPage(db, pageId);
+  const audienceIds = await audiences(db, pageId);
   if (audienceIds.length === 0) return { items: [] };
   const firstHour = Math.ceil(start / HOUR_MS) * HOUR_MS;
   const lastHour = Math.floor(end / HOUR_MS) * HOUR_MS;

@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { AudienceHourlyStatsTable, VisitSessionsTable } from './tables.ts';
+import type { AudienceHourlyStatsTable, SessionsTable, SessionsTables } from './tables.ts';
 
-export type SessionRow = Omit<Selectable<VisitSessionsTable>, 'tenant_id'>;
+export type SessionRow = Omit<Selectable<SessionsTable>, 'tenant_id'>;
 export type Totals = Omit<Selectable<AudienceHourlyStatsTable>, 'tenant_id' | 'audience_id' | 'hour'>;
 
 const SESSION_COLUMNS = [
@@ -33,22 +33,26 @@ export const TOTAL_FIELDS = [
 /** A session bounced: no interaction, no CTA click, no form submission, and under 10 seconds. */
 export const BOUNCE_MS = 10_000;
 
-export function findSession(db: TenantDb, id: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('visit_sessions').select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
+export function findSession(db: TenantDb<SessionsTables>, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export async function saveSession(db: TenantDb, row: SessionRow, isNew: boolean): Promise<void> {
+export async function saveSession(
+  db: TenantDb<SessionsTables>,
+  row: SessionRow,
+  isNew: boolean,
+): Promise<void> {
   if (isNew) {
-    await db.insertInto('visit_sessions', row).execute();
+    await db.insertInto('sessions', row).execute();
     return;
   }
   const { id, ...changes } = row;
-  await db.updateTable('visit_sessions').set(changes).where('id', '=', id).execute();
+  await db.updateTable('sessions').set(changes).where('id', '=', id).execute();
 }
 
 /** Adds `delta` to the audience's totals of one hour. */
 export async function addToHour(
-  db: TenantDb,
+  db: TenantDb<SessionsTables>,
   audienceId: string,
   hour: number,
   delta: Totals,
@@ -70,7 +74,12 @@ export async function addToHour(
 export type AudienceTotals = Totals & { audience_id: string };
 
 /** Totals per audience from the hourly rollups of hours in [fromHour, toHour). */
-export function hourlyTotals(db: TenantDb, audienceIds: string[], fromHour: number, toHour: number) {
+export function hourlyTotals(
+  db: TenantDb<SessionsTables>,
+  audienceIds: string[],
+  fromHour: number,
+  toHour: number,
+) {
   return db
     .selectFrom('audience_hourly_stats')
     .select((eb) => ['audience_id', ...TOTAL_FIELDS.map((field) => eb.fn.sum<number>(field).as(field))])
@@ -82,11 +91,11 @@ export function hourlyTotals(db: TenantDb, audienceIds: string[], fromHour: numb
 }
 
 /** Totals per audience computed from the sessions that started in [from, to). */
-export function sessionTotals(db: TenantDb, audienceIds: string[], from: number, to: number) {
+export function sessionTotals(db: TenantDb<SessionsTables>, audienceIds: string[], from: number, to: number) {
   const bounced = sql<number>`CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < ${BOUNCE_MS} THEN 1 ELSE 0 END`;
   const converted = sql<number>`CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END`;
   return db
-    .selectFrom('visit_sessions')
+    .selectFrom('sessions')
     .select((eb) => [
       'audience_id',
       eb.fn.countAll<number>().as('sessions'),

@@ -1,6 +1,6 @@
-/** Row types of the visitor-session tables (see src/db/schema.ts). */
+/** Row types of the session tables: visitors' sessions and their hourly sums per audience. */
 
-export interface VisitSessionsTable {
+export interface SessionsTable {
   /** The visitor's session id (made by the tracking script), unique per tenant. */
   id: string;
   tenant_id: string;
@@ -38,6 +38,6 @@ export interface AudienceHourlyStatsTable {
 }
 
 export type SessionsTables = {
-  visit_sessions: VisitSessionsTable;
+  sessions: SessionsTable;
   audience_hourly_stats: AudienceHourlyStatsTable;
 };

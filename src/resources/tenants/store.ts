@@ -1,13 +1,13 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { DB, TenantsTable } from '../../db/schema.ts';
+import type { TenantsTable, TenantsTables } from './tables.ts';
 
 export type TenantRow = Selectable<TenantsTable>;
 
-export function insertTenant(db: Kysely<DB>, row: TenantRow): Promise<unknown> {
+export function insertTenant(db: Kysely<TenantsTables>, row: TenantRow): Promise<unknown> {
   return db.insertInto('tenants').values(row).execute();
 }
 
-export function findTenant(db: Kysely<DB>, idOrSlug: string): Promise<TenantRow | undefined> {
+export function findTenant(db: Kysely<TenantsTables>, idOrSlug: string): Promise<TenantRow | undefined> {
   return db
     .selectFrom('tenants')
     .selectAll()
@@ -15,6 +15,6 @@ export function findTenant(db: Kysely<DB>, idOrSlug: string): Promise<TenantRow 
     .executeTakeFirst();
 }
 
-export async function hasAnyTenant(db: Kysely<DB>): Promise<boolean> {
+export async function hasAnyTenant(db: Kysely<TenantsTables>): Promise<boolean> {
   return (await db.selectFrom('tenants').select('id').limit(1).executeTakeFirst()) !== undefined;
 }

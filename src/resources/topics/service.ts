@@ -1,8 +1,8 @@
-import type { Page, PageRequest } from '../../db/paging.ts';
+import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidState, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { toTimestamp } from '../../time.ts';
+import { invalidState, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toTimestamp } from '../../shared/time.ts';
 import {
   ENTRIES_PER_TOPIC,
   type Topic,
@@ -112,8 +112,8 @@ export async function getTopic(db: TenantDb, id: string): Promise<Topic> {
 export async function searchTopicItems(
   db: TenantDb,
   filter: { query?: string },
-  page: PageRequest,
-): Promise<Page<Topic>> {
+  page: Paging,
+): Promise<Paged<Topic>> {
   const found = await searchTopics(db, filter, page);
   const ids = found.items.map((row) => row.id);
   const entries = await entriesOf(db, ids);

@@ -1,8 +1,7 @@
 import type { Selectable, SelectQueryBuilder, Updateable } from 'kysely';
-import { type Page, type PageRequest, pageOf } from '../../db/paging.ts';
-import type { DB } from '../../db/schema.ts';
+import { type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { TopicEntriesTable, TopicsTable } from './tables.ts';
+import type { TopicEntriesTable, TopicsTable, TopicsTables } from './tables.ts';
 
 export type TopicRow = Omit<Selectable<TopicsTable>, 'tenant_id'>;
 export type TopicEntryRow = Omit<Selectable<TopicEntriesTable>, 'tenant_id'>;
@@ -31,25 +30,25 @@ const ENTRY_COLUMNS = [
   'updated_at',
 ] as const;
 
-function inListOrder<O>(query: SelectQueryBuilder<DB, 'topics', O>) {
+function inListOrder<O>(query: SelectQueryBuilder<TopicsTables, 'topics', O>) {
   return query.orderBy('topics.sort_order', 'asc').orderBy('topics.id', 'desc');
 }
 
-export async function insertTopic(db: TenantDb, row: TopicRow): Promise<void> {
+export async function insertTopic(db: TenantDb<TopicsTables>, row: TopicRow): Promise<void> {
   await db.insertInto('topics', row).execute();
 }
 
 /** The tenant's default topic, if any, stops being the default. */
-export async function clearDefaultTopic(db: TenantDb, at: number): Promise<void> {
+export async function clearDefaultTopic(db: TenantDb<TopicsTables>, at: number): Promise<void> {
   await db.updateTable('topics').set({ is_default: 0, updated_at: at }).where('is_default', '=', 1).execute();
 }
 
-export function findTopic(db: TenantDb, id: string): Promise<TopicRow | undefined> {
+export function findTopic(db: TenantDb<TopicsTables>, id: string): Promise<TopicRow | undefined> {
   return db.selectFrom('topics').select(TOPIC_COLUMNS).where('topics.id', '=', id).executeTakeFirst();
 }
 
 /** Moves the topic's updatedAt; false when there is no such topic. Locks the topic row until commit. */
-export async function touchTopic(db: TenantDb, id: string, at: number): Promise<boolean> {
+export async function touchTopic(db: TenantDb<TopicsTables>, id: string, at: number): Promise<boolean> {
   const result = await db
     .updateTable('topics')
     .set({ updated_at: at })
@@ -58,15 +57,15 @@ export async function touchTopic(db: TenantDb, id: string, at: number): Promise<
   return result.numUpdatedRows > 0n;
 }
 
-export function allTopics(db: TenantDb): Promise<TopicRow[]> {
+export function allTopics(db: TenantDb<TopicsTables>): Promise<TopicRow[]> {
   return inListOrder(db.selectFrom('topics').select(TOPIC_COLUMNS)).execute();
 }
 
 export async function searchTopics(
-  db: TenantDb,
+  db: TenantDb<TopicsTables>,
   filter: { query?: string },
-  page: PageRequest,
-): Promise<Page<TopicRow>> {
+  page: Paging,
+): Promise<Paged<TopicRow>> {
   let matching = db.selectFrom('topics');
   if (filter.query) {
     const query = filter.query;
@@ -99,18 +98,22 @@ export async function searchTopics(
       .execute(),
     db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.sort_order, row.id], total);
+  return pagedOf(rows, page, (row) => [row.sort_order, row.id], total);
 }
 
-export async function insertEntry(db: TenantDb, row: TopicEntryRow): Promise<void> {
+export async function insertEntry(db: TenantDb<TopicsTables>, row: TopicEntryRow): Promise<void> {
   await db.insertInto('topic_entries', row).execute();
 }
 
-export function countEntries(db: TenantDb, topicId: string): Promise<number> {
+export function countEntries(db: TenantDb<TopicsTables>, topicId: string): Promise<number> {
   return db.countRows(db.selectFrom('topic_entries').where('topic_id', '=', topicId));
 }
 
-export function findEntry(db: TenantDb, topicId: string, id: string): Promise<TopicEntryRow | undefined> {
+export function findEntry(
+  db: TenantDb<TopicsTables>,
+  topicId: string,
+  id: string,
+): Promise<TopicEntryRow | undefined> {
   return db
     .selectFrom('topic_entries')
     .select(ENTRY_COLUMNS)
@@ -119,12 +122,16 @@ export function findEntry(db: TenantDb, topicId: string, id: string): Promise<To
     .executeTakeFirst();
 }
 
-export async function updateEntry(db: TenantDb, id: string, changes: TopicEntryChanges): Promise<void> {
+export async function updateEntry(
+  db: TenantDb<TopicsTables>,
+  id: string,
+  changes: TopicEntryChanges,
+): Promise<void> {
   await db.updateTable('topic_entries').set(changes).where('id', '=', id).execute();
 }
 
 /** The entries of the given topics, in list order (grouped by topic, the order within each holds). */
-export async function entriesOf(db: TenantDb, topicIds: string[]): Promise<TopicEntryRow[]> {
+export async function entriesOf(db: TenantDb<TopicsTables>, topicIds: string[]): Promise<TopicEntryRow[]> {
   if (topicIds.length === 0) return [];
   return db
     .selectFrom('topic_entries')
@@ -135,7 +142,7 @@ export async function entriesOf(db: TenantDb, topicIds: string[]): Promise<Topic
     .execute();
 }
 
-export function allEntries(db: TenantDb): Promise<TopicEntryRow[]> {
+export function allEntries(db: TenantDb<TopicsTables>): Promise<TopicEntryRow[]> {
   return db
     .selectFrom('topic_entries')
     .select(ENTRY_COLUMNS)

@@ -1,4 +1,4 @@
-/** Row types of the topics tables (see src/db/schema.ts). */
+/** Row types of the topics tables. */
 
 export interface TopicsTable {
   id: string;

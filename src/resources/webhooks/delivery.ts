@@ -50,88 +50,99 @@ async function noteFailure(db: TenantDb, subscriptionId: string, now: number, fi
   if (final) await deactivateIfFailingSince(db, subscriptionId, now - FAILING_DEACTIVATES_AFTER_MS, now);
 }
 
+/** How deliveries are made, as the configuration says. */
+export interface DeliverySettings {
+  /** Waits before each retry of a failed delivery; a delivery is tried once more than it has entries. */
+  retryScheduleMs: number[];
+  timeoutMs: number;
+  /** Lets receivers be on loopback and private networks (local development and tests). */
+  allowPrivate: boolean;
+}
+
 /**
  * Delivers one event to one subscription, Standard Webhooks style, at least once: the job is
  * durable, so a restart loses no pending delivery, and every retry carries the same webhook-id.
  * 2xx is success; 410 deactivates the subscription; anything else is retried on the schedule (or
  * at the receiver's Retry-After), then marked failed.
  */
-export const deliverWebhook: JobHandler<{ deliveryId: string }> = {
-  kind: DELIVER_JOB,
-  async run(job, context) {
-    const { db } = job;
-    const delivery = await findDelivery(db, job.payload.deliveryId);
-    if (delivery?.state !== 'pending') return;
-    const [subscription, event] = await Promise.all([
-      findSubscription(db, delivery.subscription_id),
-      findEvent(db, delivery.event_id),
-    ]);
-    const now = Date.now();
-    if (!subscription || !event || subscription.active !== 1) {
-      await updateDelivery(db, delivery.id, {
-        state: 'failed',
-        last_error: 'the subscription is no longer active',
-        next_attempt_at: null,
-        updated_at: now,
-      });
-      return;
-    }
-    const body = eventBody(event);
-    const timestamp = Math.floor(now / 1000);
-    const result = await sendWebhook(
-      subscription.url,
-      body,
-      {
-        'webhook-id': event.id,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(liveSecrets(subscription, now), event.id, timestamp, body),
-        'user-agent': 'Tailor-Webhooks/0',
-      },
-      { timeoutMs: context.webhooks.timeoutMs, allowPrivate: context.webhooks.allowPrivate },
-    );
-    const done = Date.now();
-    const attempt = {
-      attempts: delivery.attempts + 1,
-      last_status_code: result.status ?? null,
-      updated_at: done,
-    };
-    if (result.status !== undefined && result.status >= 200 && result.status < 300) {
-      await updateDelivery(db, delivery.id, {
-        ...attempt,
-        state: 'succeeded',
-        last_error: null,
-        delivered_at: done,
-        next_attempt_at: null,
-      });
-      await clearFailing(db, subscription.id);
-      return;
-    }
-    const error = result.error ?? `the receiver answered ${result.status}`;
-    if (result.status === 410) {
-      await updateDelivery(db, delivery.id, {
-        ...attempt,
-        state: 'failed',
-        last_error: error,
-        next_attempt_at: null,
-      });
-      await updateSubscription(db, subscription.id, { active: 0, updated_at: done });
-      return;
-    }
-    const final = attempt.attempts > context.webhooks.retryScheduleMs.length;
-    await noteFailure(db, subscription.id, done, final);
-    if (final) {
-      await updateDelivery(db, delivery.id, {
-        ...attempt,
-        state: 'failed',
-        last_error: error,
-        next_attempt_at: null,
-      });
-      return;
-    }
-    const asked =
-      result.status === 429 || result.status === 503 ? retryAfter(result.retryAfter, done) : undefined;
-    const next = asked ?? scheduledRetry(context.webhooks.retryScheduleMs, attempt.attempts, done);
-    await updateDelivery(db, delivery.id, { ...attempt, last_error: error, next_attempt_at: next });
-    throw new RetryAt(next, error);
-  },
-};
+export function deliveryJob(settings: DeliverySettings): JobHandler<{ deliveryId: string }> {
+  return {
+    kind: DELIVER_JOB,
+    async run(job) {
+      const { db } = job;
+      const delivery = await findDelivery(db, job.payload.deliveryId);
+      if (delivery?.state !== 'pending') return;
+      const [subscription, event] = await Promise.all([
+        findSubscription(db, delivery.subscription_id),
+        findEvent(db, delivery.event_id),
+      ]);
+      const now = Date.now();
+      if (!subscription || !event || subscription.active !== 1) {
+        await updateDelivery(db, delivery.id, {
+          state: 'failed',
+          last_error: 'the subscription is no longer active',
+          next_attempt_at: null,
+          updated_at: now,
+        });
+        return;
+      }
+      const body = eventBody(event);
+      const timestamp = Math.floor(now / 1000);
+      const result = await sendWebhook(
+        subscription.url,
+        body,
+        {
+          'webhook-id': event.id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': signatureHeader(liveSecrets(subscription, now), event.id, timestamp, body),
+          'user-agent': 'Tailor-Webhooks/0',
+        },
+        { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate },
+      );
+      const done = Date.now();
+      const attempt = {
+        attempts: delivery.attempts + 1,
+        last_status_code: result.status ?? null,
+        updated_at: done,
+      };
+      if (result.status !== undefined && result.status >= 200 && result.status < 300) {
+        await updateDelivery(db, delivery.id, {
+          ...attempt,
+          state: 'succeeded',
+          last_error: null,
+          delivered_at: done,
+          next_attempt_at: null,
+        });
+        await clearFailing(db, subscription.id);
+        return;
+      }
+      const error = result.error ?? `the receiver answered ${result.status}`;
+      if (result.status === 410) {
+        await updateDelivery(db, delivery.id, {
+          ...attempt,
+          state: 'failed',
+          last_error: error,
+          next_attempt_at: null,
+        });
+        await updateSubscription(db, subscription.id, { active: 0, updated_at: done });
+        return;
+      }
+      const final = attempt.attempts > settings.retryScheduleMs.length;
+      await noteFailure(db, subscription.id, done, final);
+      if (final) {
+        await updateDelivery(db, delivery.id, {
+          ...attempt,
+          state: 'failed',
+          last_error: error,
+          next_attempt_at: null,
+        });
+        return;
+      }
+      const asked =
+        result.status === 429 || result.status === 503 ? retryAfter(result.retryAfter, done) : undefined;
+      const next = asked ?? scheduledRetry(settings.retryScheduleMs, attempt.attempts, done);
+      await updateDelivery(db, delivery.id, { ...attempt, last_error: error, next_attempt_at: next });
+      throw new RetryAt(next, error);
+    },
+  };
+}

@@ -1,7 +1,7 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { newId } from '../../ids.ts';
 import { enqueue } from '../../jobs/queue.ts';
-import { toTimestamp } from '../../time.ts';
+import { newId } from '../../shared/ids.ts';
+import { toTimestamp } from '../../shared/time.ts';
 import {
   activeSubscriptions,
   type DeliveryRow,
@@ -20,7 +20,7 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const DELIVER_JOB = 'webhook.deliver';
+export const DELIVER_JOB = 'deliveries.send';
 /**
  * The delivery handler follows the configured retry schedule itself and ends the job when it is
  * through; this only bounds retries of the job itself failing (a database outage, say).

@@ -1,5 +1,5 @@
-import { sql } from 'kysely';
 import type { ScheduledTask } from '../../jobs/types.ts';
+import { deleteEventsBefore } from './store.ts';
 
 const KEPT_FOR_MS = 30 * 24 * 60 * 60 * 1000;
 
@@ -11,12 +11,6 @@ export const pruneEvents: ScheduledTask = {
   name: 'events.prune',
   everyMs: 60 * 60 * 1000,
   async run({ database, now }) {
-    await database.db
-      .deleteFrom('events')
-      .where('created_at', '<', now - KEPT_FOR_MS)
-      .where(
-        sql<boolean>`NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = 'pending')`,
-      )
-      .execute();
+    await deleteEventsBefore(database.db, now - KEPT_FOR_MS);
   },
 };

@@ -1,8 +1,8 @@
-import { mapPage, type Page, type PageRequest } from '../../db/paging.ts';
+import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidField, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../time.ts';
+import { invalidField, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { assertPublicUrl } from './address-guard.ts';
 import type {
   WebhookDelivery,
@@ -111,11 +111,8 @@ export async function getSubscription(db: TenantDb, id: string): Promise<Webhook
   return present(await requireSubscription(db, id));
 }
 
-export async function listAllSubscriptions(
-  db: TenantDb,
-  page: PageRequest,
-): Promise<Page<WebhookSubscription>> {
-  return mapPage(await listSubscriptions(db, page), present);
+export async function listAllSubscriptions(db: TenantDb, page: Paging): Promise<Paged<WebhookSubscription>> {
+  return mapPaged(await listSubscriptions(db, page), present);
 }
 
 /** Omitted fields stay; `events: null` selects every kind. Switching a subscription on clears its failure record. */
@@ -142,7 +139,7 @@ export async function removeSubscription(
   db: TenantDb,
   id: string,
 ): Promise<{ subscriptionId: string; deleted: true }> {
-  const deleted = await db.transaction((tx) => deleteSubscription(tx, id));
+  const deleted = await deleteSubscription(db, id);
   if (!deleted) throw notFound(`Webhook subscription ${id}`);
   return { subscriptionId: id, deleted: true };
 }
@@ -164,8 +161,8 @@ export async function rotateSecret(db: TenantDb, id: string): Promise<WebhookSub
 export async function listSubscriptionDeliveries(
   db: TenantDb,
   id: string,
-  page: PageRequest,
-): Promise<Page<WebhookDelivery>> {
+  page: Paging,
+): Promise<Paged<WebhookDelivery>> {
   await requireSubscription(db, id);
-  return mapPage(await listDeliveries(db, id, page), presentDelivery);
+  return mapPaged(await listDeliveries(db, id, page), presentDelivery);
 }

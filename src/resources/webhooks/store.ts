@@ -1,7 +1,12 @@
-import type { Selectable, Updateable } from 'kysely';
-import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
+import { type Kysely, type Selectable, sql, type Updateable } from 'kysely';
+import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { EventsTable, WebhookDeliveriesTable, WebhookSubscriptionsTable } from './tables.ts';
+import type {
+  EventsTable,
+  WebhookDeliveriesTable,
+  WebhookSubscriptionsTable,
+  WebhooksTables,
+} from './tables.ts';
 
 export type SubscriptionRow = Omit<Selectable<WebhookSubscriptionsTable>, 'tenant_id'>;
 export type SubscriptionChanges = Omit<
@@ -40,11 +45,14 @@ const DELIVERY_COLUMNS = [
   'webhook_deliveries.delivered_at',
 ] as const;
 
-export async function insertSubscription(db: TenantDb, row: SubscriptionRow): Promise<void> {
+export async function insertSubscription(db: TenantDb<WebhooksTables>, row: SubscriptionRow): Promise<void> {
   await db.insertInto('webhook_subscriptions', row).execute();
 }
 
-export function findSubscription(db: TenantDb, id: string): Promise<SubscriptionRow | undefined> {
+export function findSubscription(
+  db: TenantDb<WebhooksTables>,
+  id: string,
+): Promise<SubscriptionRow | undefined> {
   return db
     .selectFrom('webhook_subscriptions')
     .select(SUBSCRIPTION_COLUMNS)
@@ -52,7 +60,7 @@ export function findSubscription(db: TenantDb, id: string): Promise<Subscription
     .executeTakeFirst();
 }
 
-export function activeSubscriptions(db: TenantDb): Promise<SubscriptionRow[]> {
+export function activeSubscriptions(db: TenantDb<WebhooksTables>): Promise<SubscriptionRow[]> {
   return db
     .selectFrom('webhook_subscriptions')
     .select(SUBSCRIPTION_COLUMNS)
@@ -61,7 +69,7 @@ export function activeSubscriptions(db: TenantDb): Promise<SubscriptionRow[]> {
 }
 
 export async function updateSubscription(
-  db: TenantDb,
+  db: TenantDb<WebhooksTables>,
   id: string,
   changes: SubscriptionChanges,
 ): Promise<void> {
@@ -73,7 +81,7 @@ export async function updateSubscription(
  * set in SQL, not from the row the handler read, so that a success recorded meanwhile by another
  * delivery is not undone by a stale value.
  */
-export async function markFailing(db: TenantDb, id: string, now: number): Promise<void> {
+export async function markFailing(db: TenantDb<WebhooksTables>, id: string, now: number): Promise<void> {
   await db
     .updateTable('webhook_subscriptions')
     .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', eb.val(now)) }))
@@ -82,7 +90,7 @@ export async function markFailing(db: TenantDb, id: string, now: number): Promis
 }
 
 /** A success ends the failing streak (whatever the handler read before its attempt). */
-export async function clearFailing(db: TenantDb, id: string): Promise<void> {
+export async function clearFailing(db: TenantDb<WebhooksTables>, id: string): Promise<void> {
   await db
     .updateTable('webhook_subscriptions')
     .set({ failing_since: null })
@@ -93,7 +101,7 @@ export async function clearFailing(db: TenantDb, id: string): Promise<void> {
 
 /** Switches a subscription off when it has been failing since `before` or earlier; true when it did. */
 export async function deactivateIfFailingSince(
-  db: TenantDb,
+  db: TenantDb<WebhooksTables>,
   id: string,
   before: number,
   now: number,
@@ -108,26 +116,29 @@ export async function deactivateIfFailingSince(
   return result.numUpdatedRows > 0n;
 }
 
-export async function deleteSubscription(db: TenantDb, id: string): Promise<boolean> {
-  await db.deleteFrom('webhook_deliveries').where('subscription_id', '=', id).execute();
+/** Deletes the subscription; its deliveries go with it (the foreign key cascades). */
+export async function deleteSubscription(db: TenantDb<WebhooksTables>, id: string): Promise<boolean> {
   const result = await db.deleteFrom('webhook_subscriptions').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
 
-export async function listSubscriptions(db: TenantDb, page: PageRequest): Promise<Page<SubscriptionRow>> {
+export async function listSubscriptions(
+  db: TenantDb<WebhooksTables>,
+  page: Paging,
+): Promise<Paged<SubscriptionRow>> {
   const matching = db.selectFrom('webhook_subscriptions');
   const [rows, total] = await Promise.all([
     descendingAfter(matching.select(SUBSCRIPTION_COLUMNS), 'id', page),
     db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total);
 }
 
-export async function insertEvent(db: TenantDb, row: EventRow): Promise<void> {
+export async function insertEvent(db: TenantDb<WebhooksTables>, row: EventRow): Promise<void> {
   await db.insertInto('events', row).execute();
 }
 
-export function findEvent(db: TenantDb, id: string): Promise<EventRow | undefined> {
+export function findEvent(db: TenantDb<WebhooksTables>, id: string): Promise<EventRow | undefined> {
   return db
     .selectFrom('events')
     .select(['id', 'type', 'data', 'created_at'])
@@ -135,23 +146,27 @@ export function findEvent(db: TenantDb, id: string): Promise<EventRow | undefine
     .executeTakeFirst();
 }
 
-export async function insertDeliveries(db: TenantDb, rows: DeliveryRow[]): Promise<void> {
+export async function insertDeliveries(db: TenantDb<WebhooksTables>, rows: DeliveryRow[]): Promise<void> {
   if (rows.length > 0) await db.insertInto('webhook_deliveries', rows).execute();
 }
 
-export function findDelivery(db: TenantDb, id: string): Promise<DeliveryRow | undefined> {
+export function findDelivery(db: TenantDb<WebhooksTables>, id: string): Promise<DeliveryRow | undefined> {
   return db.selectFrom('webhook_deliveries').select(DELIVERY_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export async function updateDelivery(db: TenantDb, id: string, changes: DeliveryChanges): Promise<void> {
+export async function updateDelivery(
+  db: TenantDb<WebhooksTables>,
+  id: string,
+  changes: DeliveryChanges,
+): Promise<void> {
   await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
 }
 
 export async function listDeliveries(
-  db: TenantDb,
+  db: TenantDb<WebhooksTables>,
   subscriptionId: string,
-  page: PageRequest,
-): Promise<Page<DeliveryWithEvent>> {
+  page: Paging,
+): Promise<Paged<DeliveryWithEvent>> {
   const matching = db.selectFrom('webhook_deliveries').where('subscription_id', '=', subscriptionId);
   const [rows, total] = await Promise.all([
     descendingAfter(
@@ -163,5 +178,19 @@ export async function listDeliveries(
     ),
     db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total);
+}
+
+/**
+ * Removes events created before `before`, across tenants, with their delivery log (the foreign key
+ * cascades), except those with a delivery still pending.
+ */
+export async function deleteEventsBefore(db: Kysely<WebhooksTables>, before: number): Promise<void> {
+  await db
+    .deleteFrom('events')
+    .where('created_at', '<', before)
+    .where(
+      sql<boolean>`NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = 'pending')`,
+    )
+    .execute();
 }

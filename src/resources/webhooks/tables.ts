@@ -1,4 +1,4 @@
-/** Row types of the event and webhook tables (see src/db/schema.ts). */
+/** Row types of the event and webhook tables. */
 
 export interface WebhookSubscriptionsTable {
   id: string;

@@ -1,17 +1,21 @@
 import type { Selectable } from 'kysely';
-import { descendingAfter, type Page, type PageRequest, pageOf } from '../../db/paging.ts';
-import type { PersonLogsTable } from '../../db/schema.ts';
+import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
+import type { PersonLogsTable, PersonsTables } from './tables.ts';
 
 export type PersonLogRow = Omit<Selectable<PersonLogsTable>, 'tenant_id'>;
 
 const COLUMNS = ['id', 'person_id', 'kind', 'text', 'created_at', 'updated_at'] as const;
 
-export async function insertLog(db: TenantDb, row: PersonLogRow): Promise<void> {
+export async function insertLog(db: TenantDb<PersonsTables>, row: PersonLogRow): Promise<void> {
   await db.insertInto('person_logs', row).execute();
 }
 
-export function findLog(db: TenantDb, personId: string, id: string): Promise<PersonLogRow | undefined> {
+export function findLog(
+  db: TenantDb<PersonsTables>,
+  personId: string,
+  id: string,
+): Promise<PersonLogRow | undefined> {
   return db
     .selectFrom('person_logs')
     .select(COLUMNS)
@@ -20,19 +24,24 @@ export function findLog(db: TenantDb, personId: string, id: string): Promise<Per
     .executeTakeFirst();
 }
 
-export async function setLogText(db: TenantDb, id: string, text: string, at: number): Promise<void> {
+export async function setLogText(
+  db: TenantDb<PersonsTables>,
+  id: string,
+  text: string,
+  at: number,
+): Promise<void> {
   await db.updateTable('person_logs').set({ text, updated_at: at }).where('id', '=', id).execute();
 }
 
 export async function listLogs(
-  db: TenantDb,
+  db: TenantDb<PersonsTables>,
   personId: string,
-  page: PageRequest,
-): Promise<Page<PersonLogRow>> {
+  page: Paging,
+): Promise<Paged<PersonLogRow>> {
   const matching = db.selectFrom('person_logs').where('person_id', '=', personId);
   const [rows, total] = await Promise.all([
     descendingAfter(matching.select(COLUMNS), 'id', page),
     db.countRows(matching),
   ]);
-  return pageOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total);
 }

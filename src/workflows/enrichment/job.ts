@@ -1,6 +1,7 @@
 import type { JobHandler } from '../../jobs/queue.ts';
-import { builtInEnrichmentProvider, type EnrichmentProvider } from './provider.ts';
-import { completeEnrichment, ENRICH_JOB, failEnrichment, pendingEnrichment } from './service.ts';
+import { pendingSubmission } from '../../resources/forms/service.ts';
+import type { EnrichmentProvider } from './provider.ts';
+import { completeEnrichment, ENRICH_JOB, failEnrichment } from './service.ts';
 
 /** Waits between attempts while a provider is failing: about 40 minutes in all over five attempts. */
 const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000];
@@ -18,7 +19,7 @@ export function enrichmentJob(provider: EnrichmentProvider): JobHandler<{ formSu
     retryDelayMs: (attempt) => RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? 1_800_000,
     async run(job) {
       const id = job.payload.formSubmissionId;
-      const request = await pendingEnrichment(job.db, id);
+      const request = await pendingSubmission(job.db, id);
       if (!request) return;
       const result = await provider.enrich(request);
       if (result.outcome === 'rejected') return failEnrichment(job.db, id, result.reason);
@@ -29,6 +30,3 @@ export function enrichmentJob(provider: EnrichmentProvider): JobHandler<{ formSu
     },
   };
 }
-
-/** The enrichment workers run: the built-in provider (no network). */
-export const enrichFormSubmission = enrichmentJob(builtInEnrichmentProvider);

@@ -1,14 +1,10 @@
-import { canonicalDomain } from '../accounts/domain.ts';
+import type { EnrichmentFailure, FormFields } from '../../resources/forms/schema.ts';
+import type { PendingSubmission } from '../../resources/forms/service.ts';
+import { emailDomain } from '../../shared/email.ts';
 import { isFreeMailDomain } from './free-mail.ts';
-import type { EnrichmentFailure, FormFields } from './schema.ts';
 
-/** What a provider is asked about: one form submission. */
-export interface EnrichmentRequest {
-  formSubmissionId: string;
-  /** The address the submission carried (see docs/forms.md for where it comes from), or null. */
-  email: string | null;
-  fields: FormFields;
-}
+/** What a provider is asked about: one form submission (its `email` as docs/forms.md says). */
+export type EnrichmentRequest = PendingSubmission;
 
 /** Who submitted the form, as far as the provider can tell. */
 export interface Submitter {
@@ -33,18 +29,7 @@ export interface EnrichmentProvider {
   enrich(request: EnrichmentRequest): Promise<EnrichmentResult>;
 }
 
-const MAX_EMAIL = 320;
 const MAX_NAME = 255;
-// The same rule as the "email" format that validates a person's email in the API (ajv-formats), so
-// that a person enrichment creates could also have been created through the API.
-const ADDRESS =
-  /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
-
-/** The canonical domain of a valid address, or undefined when the address is not one. */
-export function addressDomain(email: string): string | undefined {
-  if (email.length > MAX_EMAIL || !ADDRESS.test(email)) return undefined;
-  return canonicalDomain(email.slice(email.lastIndexOf('@') + 1));
-}
 
 function capitalized(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
@@ -75,7 +60,7 @@ export const builtInEnrichmentProvider: EnrichmentProvider = {
   async enrich({ email, fields }) {
     const address = email?.trim();
     if (!address) return { outcome: 'rejected', reason: 'no_email' };
-    const domain = addressDomain(address);
+    const domain = emailDomain(address);
     if (!domain) return { outcome: 'rejected', reason: 'invalid_email' };
     if (isFreeMailDomain(domain)) return { outcome: 'rejected', reason: 'free_mail_domain' };
     return {

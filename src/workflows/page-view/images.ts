@@ -1,6 +1,6 @@
-import type { TenantDb } from '../db/tenant-db.ts';
-import { assetFiles } from '../resources/assets/service.ts';
-import { fileLinks, type LinkSigner } from '../resources/files/service.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { assetFiles } from '../../resources/assets/service.ts';
+import { fileLinks, type LinkSigner } from '../../resources/files/service.ts';
 
 /** What a public page names its images by: uploaded files and library assets. */
 export interface ImageRefs {

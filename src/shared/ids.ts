@@ -30,11 +30,3 @@ const nextUlid = monotonicFactory();
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid().toLowerCase()}`;
 }
-
-export function isId(prefix: IdPrefix, value: string): boolean {
-  return (
-    value.length === prefix.length + 27 &&
-    value.startsWith(`${prefix}_`) &&
-    /^[a-z0-9]{26}$/.test(value.slice(prefix.length + 1))
-  );
-}

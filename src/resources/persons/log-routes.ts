@@ -1,6 +1,6 @@
 import { paginate } from '../../http/pagination.ts';
 import type { Api } from '../../http/types.ts';
-import { PersonParams } from '../persons/schema.ts';
+import { addNote, editNote, listPersonLogs } from './log-service.ts';
 import {
   PersonLog,
   PersonLogCreate,
@@ -8,9 +8,9 @@ import {
   PersonLogListQuery,
   PersonLogParams,
   PersonLogUpdate,
+  PersonParams,
   Success,
 } from './schema.ts';
-import { addNote, editNote, listPersonLogs } from './service.ts';
 
 const tags = ['Persons'];
 

@@ -10,7 +10,7 @@ import {
   AudienceUpdate,
   AudienceVersionList,
   PageAudienceParams,
-} from './schema.ts';
+} from '../../resources/audiences/schema.ts';
 import {
   archiveAudience,
   cancelLatest,
@@ -20,12 +20,13 @@ import {
   listPageAudiences,
   publishLatest,
   queueNewVersion,
-  updateAudienceFields,
+  updateAudience,
 } from './service.ts';
 
 const tags = ['Audiences'];
 const ONE = '/v0/pages/:page_id/audiences/:audience_id';
 
+/** Every audience endpoint: an audience's life is its versions' (queue, generate, publish). */
 export async function audienceRoutes(api: Api): Promise<void> {
   api.post(
     '/v0/pages/:page_id/audiences',
@@ -87,12 +88,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
       },
     },
     (request) =>
-      updateAudienceFields(
-        request.tenantDb,
-        request.params.page_id,
-        request.params.audience_id,
-        request.body,
-      ),
+      updateAudience(request.tenantDb, request.params.page_id, request.params.audience_id, request.body),
   );
 
   api.delete(

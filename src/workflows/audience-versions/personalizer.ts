@@ -1,7 +1,11 @@
 import { Compile } from 'typebox/compile';
-import type { Page, PageMetadata } from '../pages/schema.ts';
-import type { Topic } from '../topics/schema.ts';
-import { type VersionContent, VersionContent as VersionContentSchema } from './schema.ts';
+import type { PageMetadata } from '../../http/page-metadata.ts';
+import {
+  type VersionContent,
+  VersionContent as VersionContentSchema,
+} from '../../resources/audiences/schema.ts';
+import type { Page } from '../../resources/pages/schema.ts';
+import type { Topic } from '../../resources/topics/schema.ts';
 
 /** Everything a personalizer may draw on for one version. */
 export interface PersonalizationInput {

@@ -1,11 +1,11 @@
-import { mapPage, type Page, type PageRequest } from '../../db/paging.ts';
+import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidState, notFound } from '../../errors.ts';
-import { newId } from '../../ids.ts';
-import { toTimestamp } from '../../time.ts';
-import { assertPersonExists, notePersonActivity } from '../persons/service.ts';
+import { invalidState, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toTimestamp } from '../../shared/time.ts';
+import { findLog, insertLog, listLogs, type PersonLogRow, setLogText } from './log-store.ts';
 import type { PersonLog } from './schema.ts';
-import { findLog, insertLog, listLogs, type PersonLogRow, setLogText } from './store.ts';
+import { assertPersonExists, notePersonActivity } from './service.ts';
 
 function present(row: PersonLogRow): PersonLog {
   return {
@@ -54,10 +54,10 @@ export function addActivity(db: TenantDb, personId: string, text: string): Promi
 export async function listPersonLogs(
   db: TenantDb,
   personId: string,
-  page: PageRequest,
-): Promise<Page<PersonLog>> {
+  page: Paging,
+): Promise<Paged<PersonLog>> {
   await assertPersonExists(db, personId);
-  return mapPage(await listLogs(db, personId, page), present);
+  return mapPaged(await listLogs(db, personId, page), present);
 }
 
 /** Replaces a note's text; Tailor's own activity entries cannot be edited. */

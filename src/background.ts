@@ -1,0 +1,59 @@
+import type { Config } from './config.ts';
+import { pruneFinishedJobs } from './jobs/prune.ts';
+import type { JobHandler } from './jobs/queue.ts';
+import type { ScheduledTask } from './jobs/types.ts';
+import type { FileStorage } from './resources/files/storage.ts';
+import { purgeDeletedPages } from './resources/pages/purge.ts';
+import { deliveryJob } from './resources/webhooks/delivery.ts';
+import { pruneEvents } from './resources/webhooks/prune.ts';
+import { assetPurge } from './workflows/asset-purge/task.ts';
+import { generationJob } from './workflows/audience-versions/generation.ts';
+import {
+  builtInPersonalizer,
+  chatCompletionsPersonalizer,
+  type Personalizer,
+} from './workflows/audience-versions/personalizer.ts';
+import { enrichmentJob } from './workflows/enrichment/job.ts';
+import { builtInEnrichmentProvider } from './workflows/enrichment/provider.ts';
+
+export type BackgroundConfig = Pick<
+  Config,
+  | 'llmBaseUrl'
+  | 'llmApiKey'
+  | 'llmModel'
+  | 'webhookRetryScheduleMs'
+  | 'webhookTimeoutMs'
+  | 'webhookAllowPrivate'
+>;
+
+/** Every kind of job the workers run, and every recurring task, each with what it needs. */
+export interface BackgroundWork {
+  handlers: JobHandler[];
+  schedules: ScheduledTask[];
+}
+
+/** Versions are written by the built-in personalizer, or by a language model when one is configured. */
+function personalizerFor(config: BackgroundConfig): Personalizer {
+  if (!config.llmBaseUrl) return builtInPersonalizer;
+  return chatCompletionsPersonalizer({
+    baseUrl: config.llmBaseUrl,
+    apiKey: config.llmApiKey,
+    model: config.llmModel,
+  });
+}
+
+/** The service's background work, as the configuration says. */
+export function backgroundWork(config: BackgroundConfig, storage: FileStorage): BackgroundWork {
+  return {
+    handlers: [
+      generationJob(personalizerFor(config)),
+      deliveryJob({
+        retryScheduleMs: config.webhookRetryScheduleMs,
+        timeoutMs: config.webhookTimeoutMs,
+        allowPrivate: config.webhookAllowPrivate,
+      }),
+      enrichmentJob(builtInEnrichmentProvider),
+    ] as JobHandler[],
+    schedules: [pruneFinishedJobs, purgeDeletedPages, assetPurge(storage), pruneEvents],
+  };
+}

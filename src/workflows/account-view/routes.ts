@@ -1,0 +1,47 @@
+import type { Api } from '../../http/types.ts';
+import { AccountCreate, AccountParams, AccountRename } from '../../resources/accounts/schema.ts';
+import { Account } from './schema.ts';
+import { createAccount, getAccount, renameAccount } from './service.ts';
+
+const tags = ['Accounts'];
+
+/** The account endpoints that show an account with its linked persons. */
+export async function accountViewRoutes(api: Api): Promise<void> {
+  api.post(
+    '/v0/accounts',
+    {
+      schema: {
+        tags,
+        summary: 'Create an account',
+        description:
+          'The domain is stored canonical (lowercase, no scheme, port, path or leading www., punycode). 409 when the domain is taken.',
+        body: AccountCreate,
+        response: { 201: Account },
+      },
+    },
+    async (request, reply) => {
+      const account = await createAccount(request.tenantDb, request.body);
+      return reply.code(201).header('Location', `/v0/accounts/${account.accountId}`).send(account);
+    },
+  );
+
+  api.get(
+    '/v0/accounts/:account_id',
+    { schema: { tags, summary: 'Get an account', params: AccountParams, response: { 200: Account } } },
+    (request) => getAccount(request.tenantDb, request.params.account_id),
+  );
+
+  api.patch(
+    '/v0/accounts/:account_id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename an account',
+        params: AccountParams,
+        body: AccountRename,
+        response: { 200: Account },
+      },
+    },
+    (request) => renameAccount(request.tenantDb, request.params.account_id, request.body.name),
+  );
+}

@@ -1,0 +1,188 @@
+import type { Paged, Paging } from '../../db/paging.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import * as accounts from '../../resources/accounts/service.ts';
+import type {
+  Audience,
+  AudienceCreate,
+  AudienceUpdate,
+  AudienceVersionWithContent,
+} from '../../resources/audiences/schema.ts';
+import type { AudiencePerson, AudienceRow, VersionRow } from '../../resources/audiences/service.ts';
+import * as audiences from '../../resources/audiences/service.ts';
+import type { Page } from '../../resources/pages/schema.ts';
+import * as pages from '../../resources/pages/service.ts';
+import * as persons from '../../resources/persons/service.ts';
+import { emitEvent } from '../../resources/webhooks/events.ts';
+import { invalidField, invalidState } from '../../shared/errors.ts';
+import { baselineContent } from './personalizer.ts';
+
+export const GENERATE_JOB = 'versions.generate';
+const GENERATE_ATTEMPTS = 5;
+/** Two audiences of a page created at once may take the same number: the loser counts again. */
+const NUMBER_ATTEMPTS = 5;
+
+/** The persons audiences are for, with their companies, by person id. */
+async function audiencePersons(db: TenantDb, rows: AudienceRow[]): Promise<Map<string, AudiencePerson>> {
+  const people = await persons.personSummaries(
+    db,
+    rows.flatMap((row) => (row.person_id === null ? [] : [row.person_id])),
+  );
+  const companies = await accounts.accountsByIds(
+    db,
+    [...people.values()].flatMap((person) => (person.accountId === null ? [] : [person.accountId])),
+  );
+  return new Map(
+    [...people].map(([id, { name, slug, accountId }]) => {
+      const account = accountId === null ? undefined : companies.get(accountId);
+      return [id, { name, slug, company: account ? (account.name ?? account.domain) : null }];
+    }),
+  );
+}
+
+async function show(db: TenantDb, page: Page, rows: AudienceRow[]): Promise<Audience[]> {
+  return audiences.presentAudiences(db, rows, {
+    pageMetadata: page.metadata,
+    persons: await audiencePersons(db, rows),
+  });
+}
+
+async function showOne(db: TenantDb, pageId: string, id: string): Promise<Audience> {
+  const page = await pages.getPage(db, pageId);
+  const [audience] = await show(db, page, [await audiences.requireAudience(db, pageId, id)]);
+  return audience as Audience;
+}
+
+function versionEvent(audience: Pick<AudienceRow, 'page_id' | 'id'>, version: VersionRow) {
+  return { pageId: audience.page_id, audienceId: audience.id, version: audiences.presentVersion(version) };
+}
+
+/** Queues the audience's next version: its generation job and `page.version.created` commit with it. */
+async function queueVersion(tx: TenantDb, audience: AudienceRow, now: number): Promise<void> {
+  const version = await audiences.addQueuedVersion(tx, audience, now);
+  await enqueue(tx, GENERATE_JOB, { versionId: version.id }, { maxAttempts: GENERATE_ATTEMPTS });
+  await emitEvent(tx, 'page.version.created', versionEvent(audience, version));
+}
+
+/**
+ * Publishes a draft and emits `page.version.published`; false when the version is no longer a
+ * draft. Call it in a transaction.
+ */
+export async function publishVersion(
+  tx: TenantDb,
+  audience: AudienceRow,
+  version: VersionRow,
+  now: number,
+): Promise<boolean> {
+  const published = await audiences.publishDraft(tx, audience, version, now);
+  if (published) await emitEvent(tx, 'page.version.published', versionEvent(audience, published));
+  return published !== undefined;
+}
+
+/** Emits `page.version.processed` for a version that has just become a draft. */
+export async function versionProcessed(
+  tx: TenantDb,
+  audience: AudienceRow,
+  draft: VersionRow,
+): Promise<void> {
+  await emitEvent(tx, 'page.version.processed', versionEvent(audience, draft));
+}
+
+/**
+ * Creates an audience with version 0, the page unpersonalized and published at once (no events),
+ * and version 1, queued for generation. The page must be live (409) and the person one of the
+ * tenant's (400).
+ */
+export async function createAudience(db: TenantDb, pageId: string, input: AudienceCreate): Promise<Audience> {
+  const page = await pages.requireLivePage(db, pageId);
+  if (input.personId) {
+    await persons.assertPersonExists(db, input.personId).catch(() => {
+      throw invalidField('/body/personId', `is not a person of your tenant: ${input.personId}`);
+    });
+  }
+  const audience = await db.retryingTransaction(NUMBER_ATTEMPTS, async (tx) => {
+    const now = Date.now();
+    const created = await audiences.insertAudienceWithBaseline(tx, pageId, input, baselineContent(page), now);
+    await queueVersion(tx, created, now);
+    return created;
+  });
+  return showOne(db, pageId, audience.id);
+}
+
+export function getAudience(db: TenantDb, pageId: string, id: string): Promise<Audience> {
+  return showOne(db, pageId, id);
+}
+
+export async function listPageAudiences(
+  db: TenantDb,
+  pageId: string,
+  request: Paging,
+): Promise<Paged<Audience>> {
+  const page = await pages.getPage(db, pageId);
+  const rows = await audiences.listAudienceRows(db, pageId, request);
+  return { ...rows, items: await show(db, page, rows.items) };
+}
+
+export async function updateAudience(
+  db: TenantDb,
+  pageId: string,
+  id: string,
+  input: AudienceUpdate,
+): Promise<Audience> {
+  await audiences.updateAudienceFields(db, await audiences.requireAudience(db, pageId, id), input);
+  return showOne(db, pageId, id);
+}
+
+/** Queues a new version from the audience as it is now; older unfinished versions are cancelled. */
+export async function queueNewVersion(db: TenantDb, pageId: string, id: string): Promise<Audience> {
+  const audience = await audiences.requireAudience(db, pageId, id);
+  audiences.assertNotArchived(audience);
+  await db.transaction(async (tx) => {
+    const now = Date.now();
+    await audiences.cancelUnfinished(tx, id, now);
+    await queueVersion(tx, audience, now);
+  });
+  return showOne(db, pageId, id);
+}
+
+/** Publishes the latest version when it is a draft; already published is unchanged; otherwise 409. */
+export async function publishLatest(db: TenantDb, pageId: string, id: string): Promise<Audience> {
+  const audience = await audiences.requireAudience(db, pageId, id);
+  audiences.assertNotArchived(audience);
+  const latest = await audiences.latestVersionOf(db, audience);
+  if (latest.state !== 'published') {
+    const published =
+      latest.state === 'draft' &&
+      (await db.transaction((tx) => publishVersion(tx, audience, latest, Date.now())));
+    if (!published)
+      throw invalidState(`The latest version of audience ${id} is ${latest.state}, not a draft`);
+  }
+  return showOne(db, pageId, id);
+}
+
+/** Cancels the latest version while it is unfinished; already cancelled is unchanged; otherwise 409. */
+export async function cancelLatest(db: TenantDb, pageId: string, id: string): Promise<Audience> {
+  await audiences.cancelLatest(db, await audiences.requireAudience(db, pageId, id));
+  return showOne(db, pageId, id);
+}
+
+/** Archives the audience (the contract's DELETE); archiving again returns it unchanged. */
+export async function archiveAudience(db: TenantDb, pageId: string, id: string): Promise<Audience> {
+  await audiences.archive(db, await audiences.requireAudience(db, pageId, id));
+  return showOne(db, pageId, id);
+}
+
+export async function listAudienceVersions(
+  db: TenantDb,
+  pageId: string,
+  id: string,
+  page: Paging,
+): Promise<Paged<AudienceVersionWithContent>> {
+  return audiences.listVersionsOf(db, await audiences.requireAudience(db, pageId, id), page);
+}
+
+/** The ids of every audience of a page, archived ones too; not found when the page is not one of the tenant's. */
+export async function audienceIdsOfPage(db: TenantDb, pageId: string): Promise<string[]> {
+  await pages.getPage(db, pageId);
+  return audiences.audienceIdsOfPage(db, pageId);
+}

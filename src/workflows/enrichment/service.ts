@@ -1,0 +1,145 @@
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { enqueue } from '../../jobs/queue.ts';
+import * as accounts from '../../resources/accounts/service.ts';
+import type {
+  EnrichmentFailure,
+  FormEnrichmentFailedData,
+  FormSubmissionAccepted,
+  FormSubmissionCreate,
+} from '../../resources/forms/schema.ts';
+import type { FormOrigin, PendingSubmission } from '../../resources/forms/service.ts';
+import * as forms from '../../resources/forms/service.ts';
+import * as pages from '../../resources/pages/service.ts';
+import * as logs from '../../resources/persons/log-service.ts';
+import type { Person } from '../../resources/persons/schema.ts';
+import * as persons from '../../resources/persons/service.ts';
+import { emitEvent } from '../../resources/webhooks/events.ts';
+import { emailDomain } from '../../shared/email.ts';
+import { AppError } from '../../shared/errors.ts';
+import { recordFormInSession } from '../visits/service.ts';
+import type { Submitter } from './provider.ts';
+import type { FormEnrichedData } from './schema.ts';
+
+export const ENRICH_JOB = 'submissions.enrich';
+/** A provider that is down gets about 40 minutes (see the job's retry delays) before the submission fails. */
+export const ENRICH_ATTEMPTS = 5;
+
+const ACTIVITY_VALUE_SHOWN = 500;
+
+/**
+ * Counts the submission in the visitor's session. Analytics are secondary to the form itself: when
+ * the session cannot take it (its id belongs to another page's session, or the audience is gone),
+ * the submission is stored all the same and only the count is skipped.
+ */
+async function countInSession(
+  db: TenantDb,
+  sessionId: string,
+  origin: FormOrigin,
+  at: number,
+): Promise<void> {
+  try {
+    await recordFormInSession(db, { sessionId, ...origin }, at);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'validation_failed')) throw error;
+  }
+}
+
+/**
+ * Stores a form submission, with its `form.submitted` event, its enrichment job and its count in
+ * the session, in one transaction: once this returns the submission is on disk and will be
+ * enriched, whatever crashes afterwards.
+ */
+export async function submitForm(
+  db: TenantDb,
+  origin: FormOrigin,
+  input: Omit<FormSubmissionCreate, 'token'>,
+  now = Date.now(),
+): Promise<FormSubmissionAccepted> {
+  return db.transaction(async (tx) => {
+    const submitted = await forms.storeSubmission(tx, origin, input, now);
+    await emitEvent(tx, 'form.submitted', submitted);
+    await enqueue(
+      tx,
+      ENRICH_JOB,
+      { formSubmissionId: submitted.formSubmissionId },
+      { maxAttempts: ENRICH_ATTEMPTS },
+    );
+    if (input.sessionId) await countInSession(tx, input.sessionId, origin, now);
+    return { formSubmissionId: submitted.formSubmissionId, submittedAt: submitted.submittedAt };
+  });
+}
+
+/** Ends enrichment in failure and says why; nothing happens when it has already ended. */
+export async function failEnrichment(db: TenantDb, id: string, reason: EnrichmentFailure): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (!(await forms.markFailed(tx, id, reason))) return;
+    const data: FormEnrichmentFailedData = { formSubmissionId: id, reason };
+    await emitEvent(tx, 'form.enrichment_failed', data);
+  });
+}
+
+async function personByEmail(db: TenantDb, email: string): Promise<Person | undefined> {
+  return (await persons.listAllPersons(db, { email }, { limit: 1 })).items[0];
+}
+
+/**
+ * The person with this address (case-insensitively), else a new one, linked to the account of the
+ * address's domain. A person made meanwhile by another submission (or through the API) is found
+ * and used.
+ */
+async function findOrCreatePerson(db: TenantDb, submitter: Submitter): Promise<Person> {
+  const existing = await personByEmail(db, submitter.email);
+  if (existing) return existing;
+  try {
+    return await persons.createPerson(
+      db,
+      { name: submitter.name, email: submitter.email },
+      accounts.accountIdForDomain,
+    );
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'conflict')) throw error;
+    const winner = await personByEmail(db, submitter.email);
+    if (!winner) throw error;
+    return winner;
+  }
+}
+
+async function activityText(db: TenantDb, submission: PendingSubmission): Promise<string> {
+  const page = await pages.getPage(db, submission.pageId).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'not_found') return undefined;
+    throw error;
+  });
+  const where = page ? `the page "${page.name}" (${submission.pageId})` : `page ${submission.pageId}`;
+  const lines = Object.entries(submission.fields).map(([name, value]) => {
+    const shown = value.length > ACTIVITY_VALUE_SHOWN ? `${value.slice(0, ACTIVITY_VALUE_SHOWN)}…` : value;
+    return `${name}: ${shown}`;
+  });
+  return [`Submitted a form on ${where} (submission ${submission.formSubmissionId}).`, ...lines].join('\n');
+}
+
+/**
+ * Records the submitter: finds or creates the person, writes an activity entry on them (which
+ * moves their account's latestActivityAt), marks the submission enriched and emits
+ * `form.enriched`. The person is made before the final transaction because creating one retries
+ * on its own; should the process die in between, the next attempt finds them by email.
+ */
+export async function completeEnrichment(db: TenantDb, id: string, submitter: Submitter): Promise<void> {
+  const submission = await forms.pendingSubmission(db, id);
+  if (!submission) return;
+  // A provider's answer is checked like any input: a person's email must be an address.
+  if (!emailDomain(submitter.email))
+    throw new Error('The enrichment provider answered with an invalid address');
+  const found = await findOrCreatePerson(db, submitter);
+  const accountId = found.domain ? await accounts.accountIdForDomain(db, found.domain) : null;
+  const text = await activityText(db, submission);
+  await db.transaction(async (tx) => {
+    if (!(await forms.markEnriched(tx, id, { personId: found.personId, accountId }))) return;
+    await logs.addActivity(tx, found.personId, text);
+    const data: FormEnrichedData = {
+      formSubmissionId: id,
+      person: await persons.getPerson(tx, found.personId),
+      account: accountId ? await accounts.getAccountFields(tx, accountId) : null,
+    };
+    await emitEvent(tx, 'form.enriched', data);
+  });
+}

@@ -1,0 +1,52 @@
+import type { Database } from '../../db/connection.ts';
+import { TenantDb } from '../../db/tenant-db.ts';
+import type { Audience, VersionContent } from '../../resources/audiences/schema.ts';
+import * as audiences from '../../resources/audiences/service.ts';
+import type { PageLink } from '../../resources/page-links/schema.ts';
+import * as pageLinks from '../../resources/page-links/service.ts';
+import type { Page } from '../../resources/pages/schema.ts';
+import * as pages from '../../resources/pages/service.ts';
+import type { Tenant } from '../../resources/tenants/service.ts';
+import * as tenants from '../../resources/tenants/service.ts';
+import { AppError } from '../../shared/errors.ts';
+import { getAudience } from '../audience-versions/service.ts';
+
+/** Everything a public page shows, resolved from its address. */
+export interface PageView {
+  tenant: Tenant;
+  db: TenantDb;
+  link: PageLink;
+  page: Page;
+  audience: Audience;
+  content: VersionContent;
+}
+
+async function tenantAt(database: Database, slug: string): Promise<Tenant | undefined> {
+  const tenant = await tenants.getTenant(database.db, slug).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === 'not_found') return undefined;
+    throw error;
+  });
+  return tenant?.slug === slug ? tenant : undefined;
+}
+
+/**
+ * The page served at /p/{tenantSlug}{path}: the live link at the path, its audience (not archived)
+ * and that audience's published version, on a published page that is not deleted. Undefined when
+ * any of them is missing, so that every dead address answers the same 404.
+ */
+export async function resolvePageView(
+  database: Database,
+  tenantSlug: string,
+  path: string,
+): Promise<PageView | undefined> {
+  const tenant = await tenantAt(database, tenantSlug);
+  if (!tenant) return undefined;
+  const db = new TenantDb(tenant.tenantId, database.db, database.dialect);
+  const link = await pageLinks.liveLinkAt(db, path);
+  const published = link ? await audiences.publishedContent(db, link.target.audienceId) : undefined;
+  if (!link || !published) return undefined;
+  const page = await pages.getPage(db, published.audience.page_id);
+  if (page.status !== 'published' || page.deletedAt !== null) return undefined;
+  const audience = await getAudience(db, page.pageId, published.audience.id);
+  return { tenant, db, link, page, audience, content: published.content };
+}

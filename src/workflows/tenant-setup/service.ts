@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/connection.ts';
+import type { AnyTables } from '../../db/tenant-db.ts';
+import { type IssuedKey, issueKey } from '../../resources/api-keys/service.ts';
+import { createTenant, DEFAULT_TENANT_SLUG, isEmpty, type Tenant } from '../../resources/tenants/service.ts';
+import { AppError } from '../../shared/errors.ts';
+
+export type TenantWithKey = Tenant & { keyId: string; apiKey: string };
+
+/** Creates a tenant together with its first API key, in one transaction. */
+export async function createTenantWithKey(
+  database: Pick<Database, 'db' | 'dialect'>,
+  input: { name: string; slug?: string; apiKey?: string },
+): Promise<TenantWithKey> {
+  return database.db.transaction().execute(async (trx: Kysely<AnyTables>) => {
+    const tenant = await createTenant(trx, database.dialect, input);
+    const key: IssuedKey = await issueKey(trx, tenant.tenantId, { apiKey: input.apiKey });
+    return { ...tenant, keyId: key.keyId, apiKey: key.apiKey };
+  });
+}
+
+/**
+ * On an empty database, creates tenant `default` and its first key and returns them (the only time
+ * the key is ever shown). Returns undefined when a tenant exists, also when another node that
+ * started at the same moment won the race.
+ */
+export async function bootstrapDefaultTenant(
+  database: Pick<Database, 'db' | 'dialect'>,
+  apiKey: string | undefined,
+): Promise<TenantWithKey | undefined> {
+  if (!(await isEmpty(database.db))) return undefined;
+  try {
+    return await createTenantWithKey(database, { name: 'Default', slug: DEFAULT_TENANT_SLUG, apiKey });
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'conflict') return undefined;
+    throw error;
+  }
+}
