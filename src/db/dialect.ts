@@ -37,6 +37,12 @@ export interface Dialect {
    * (one UPDATE … RETURNING statement) is atomic as it is.
    */
   skipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * Holds a lock named `key` until the transaction ends, so that transactions taking the same key
+   * run one after another: an advisory lock on PostgreSQL; nothing on SQLite, whose writers already
+   * run one at a time.
+   */
+  lockUntilCommit(db: Kysely<unknown>, key: string): Promise<void>;
 }
 
 export interface Trigger {
@@ -128,6 +134,7 @@ export const sqliteDialect: Dialect = {
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
   skipLocked: (query) => query,
+  lockUntilCommit: async () => {},
 };
 
 export const postgresDialect: Dialect = {
@@ -181,4 +188,7 @@ export const postgresDialect: Dialect = {
     return (error as { code?: unknown })?.code === '23505';
   },
   skipLocked: (query) => query.forUpdate().skipLocked(),
+  async lockUntilCommit(db, key) {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
+  },
 };

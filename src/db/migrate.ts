@@ -19,7 +19,7 @@ function isLockContention(error: unknown): boolean {
 }
 
 async function followRenames(db: Kysely<unknown>): Promise<void> {
-  const tables = await db.introspection.getTables();
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
   if (!tables.some((table) => table.name === MIGRATION_TABLE)) return;
   for (const [from, to] of Object.entries(RENAMED)) {
     await sql`UPDATE ${sql.table(MIGRATION_TABLE)} SET name = ${to} WHERE name = ${from}`.execute(db);

@@ -108,6 +108,15 @@ export class TenantDb<Tables = AnyTables> {
   }
 
   /**
+   * Inside a transaction, waits for and holds the tenant's lock named `name` until the transaction
+   * ends: a choice that reads what is taken and then takes the next free value (a slug, a number)
+   * is made by one transaction at a time.
+   */
+  async lock(name: string): Promise<void> {
+    await this.dialect.lockUntilCommit(this.db as Kysely<unknown>, `${this.tenantId}:${name}`);
+  }
+
+  /**
    * Runs `work` in one transaction, and again when it lost a race on a unique key (a concurrent
    * transaction inserted the key it chose first: a slug, a number, a session id), up to `attempts`
    * times in all; a run that finds the key taken then takes another, or finds the row made.

@@ -1,3 +1,4 @@
+import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
 import { sqliteDialect } from '../../src/db/dialect.ts';
@@ -21,6 +22,139 @@ describe('migrations', () => {
       expect(await migrateToLatest(nodes[0] as (typeof nodes)[number])).toEqual([]);
     } finally {
       for (const node of nodes) await node.close();
+      await environment.drop();
+    }
+  });
+});
+
+describe('upgrading a database made before migrations 0011 and 0012', () => {
+  it('runs only what is new, keeps a renamed migration from running twice, and fills the derived columns', async () => {
+    const environment = await freshEnvironment();
+    const database = openDatabase({
+      databaseUrl: environment.env.DATABASE_URL,
+      dataDir: environment.env.TAILOR_DATA_DIR as string,
+    });
+    try {
+      const all = await migrationsFor(database.dialect);
+      // The migrations as an older Tailor ran them: up to 0010, with 0009 under its first name.
+      const older = Object.fromEntries(
+        Object.entries(all)
+          .filter(([name]) => name < '0011')
+          .map(([name, migration]) => [name === '0009_sessions' ? '0009_visitors' : name, migration]),
+      );
+      const oldRun = await new Migrator({
+        db: database.db,
+        provider: { getMigrations: async () => older },
+      }).migrateToLatest();
+      expect(oldRun.error).toBeUndefined();
+
+      const db = database.db;
+      const at = 1_700_000_000_000;
+      await db.insertInto('tenants').values({ id: 't1', slug: 't1', name: 'T', created_at: at }).execute();
+      const account = (id: string, domain: string) => ({
+        id,
+        tenant_id: 't1',
+        domain,
+        name: null,
+        created_at: at,
+        updated_at: at,
+      });
+      await db
+        .insertInto('accounts')
+        .values([account('a1', 'one.example'), account('a2', 'two.example')])
+        .execute();
+      const person = (id: string, accountId: string, activity: number | null) => ({
+        id,
+        tenant_id: 't1',
+        account_id: accountId,
+        name: id,
+        email: null,
+        email_key: null,
+        domain: null,
+        domain_given: 0,
+        slug: id,
+        phone_number: null,
+        linkedin_profile_url: null,
+        latest_activity_at: activity,
+        created_at: at,
+        updated_at: at,
+      });
+      await db
+        .insertInto('persons')
+        .values([person('p1', 'a1', at + 1), person('p2', 'a1', at + 5), person('p3', 'a2', null)])
+        .execute();
+      await db
+        .insertInto('pages')
+        .values({
+          id: 'pg1',
+          tenant_id: 't1',
+          name: 'P',
+          title: 'P',
+          page_context: 'C',
+          page_type: 'inbound',
+          status: 'draft',
+          brand_id: 'b',
+          actions: '[]',
+          action_card_widgets: '[]',
+          scripts: '[]',
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      const audience = (id: string, number: number, archivedAt: number | null) => ({
+        id,
+        tenant_id: 't1',
+        page_id: 'pg1',
+        number,
+        is_new_page_agent: 0,
+        auto_publish: 0,
+        latest_version_id: `${id}_v`,
+        published_version_id: `${id}_v`,
+        created_at: at,
+        updated_at: at,
+        archived_at: archivedAt,
+      });
+      await db
+        .insertInto('audiences')
+        .values([audience('au1', 1, null), audience('au2', 2, at), audience('au3', 3, null)])
+        .execute();
+      await db
+        .insertInto('jobs')
+        .values({
+          id: 'j1',
+          tenant_id: 't1',
+          kind: 'audience.generate',
+          payload: '{}',
+          state: 'queued',
+          attempts: 0,
+          max_attempts: 5,
+          run_at: at,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+
+      const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
+      expect(applied).toEqual(Object.keys(all).filter((name) => name >= '0011'));
+
+      const accounts = await db
+        .selectFrom('accounts')
+        .select(['id', 'linked_persons_count', 'latest_activity_at'])
+        .orderBy('id')
+        .execute();
+      expect(
+        accounts.map((row) => [row.id, Number(row.linked_persons_count), row.latest_activity_at]),
+      ).toEqual([
+        ['a1', 2, at + 5],
+        ['a2', 1, null],
+      ]);
+      const page = await db.selectFrom('pages').select('audiences_count').executeTakeFirstOrThrow();
+      expect(Number(page.audiences_count)).toBe(2);
+      const job = await db.selectFrom('jobs').select('kind').executeTakeFirstOrThrow();
+      expect(job.kind).toBe('versions.generate');
+      expect(await db.selectFrom('sessions').select('id').execute()).toEqual([]);
+    } finally {
+      await database.close();
       await environment.drop();
     }
   });

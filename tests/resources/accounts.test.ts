@@ -94,6 +94,29 @@ describe('GET /v0/accounts/{id}', () => {
     expect(after.body.latestActivityAt).toBe(note.createdAt);
   });
 
+  it('linkedPersonsCount and latestActivityAt follow persons as they move to another account and go', async () => {
+    const [one, two] = [`one-${Date.now()}.example`, `two-${Date.now()}.example`];
+    const first = (await api.post('/v0/persons', { name: 'First', domain: one })).body;
+    const second = (await api.post('/v0/persons', { name: 'Second', domain: one })).body;
+    const early = (await api.post(`/v0/persons/${first.personId}/logs`, { text: 'Early' })).body;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const late = (await api.post(`/v0/persons/${second.personId}/logs`, { text: 'Late' })).body;
+    const shown = async (domain: string) => {
+      const [item] = (await api.get(`/v0/accounts/search?query=${domain}`)).body.items;
+      return { count: item.linkedPersonsCount, latest: item.latestActivityAt };
+    };
+    expect(await shown(one)).toEqual({ count: 2, latest: late.createdAt });
+
+    await api.patch(`/v0/persons/${second.personId}`, { domain: two });
+    expect(await shown(one)).toEqual({ count: 1, latest: early.createdAt });
+    expect(await shown(two)).toEqual({ count: 1, latest: late.createdAt });
+
+    expect((await api.delete(`/v0/persons/${first.personId}`)).status).toBe(200);
+    expect(await shown(one)).toEqual({ count: 0, latest: null });
+    const emptyOnly = (await api.get(`/v0/accounts/search?query=${one}&includeEmptyOnly=true`)).body;
+    expect(emptyOnly.items.map((item: { domain: string }) => item.domain)).toEqual([one]);
+  });
+
   it('is 404 for an unknown, malformed or foreign id', async () => {
     const foreign = await createAccount({ domain: 'foreign.example' }, await server.newTenant());
     for (const id of ['account_00000000000000000000000000', 'x', foreign.accountId]) {

@@ -193,8 +193,8 @@ function newVersionRow(
 
 /**
  * Inserts an audience of the page with its version 0, the baseline: `baseline` is the page
- * unpersonalized, published at once. Call it in a transaction; its number within the page is the
- * next free one, so a concurrent create may take it first (a unique violation: count again).
+ * unpersonalized, published at once. Call it in a transaction: its number within the page is the
+ * next free one, chosen under a lock.
  */
 export async function insertAudienceWithBaseline(
   tx: TenantDb,
@@ -211,6 +211,7 @@ export async function insertAudienceWithBaseline(
     now,
     baseline,
   );
+  await tx.lock(`audiences.number:${pageId}`);
   const audience: AudienceRow = {
     id,
     page_id: pageId,

@@ -38,7 +38,8 @@ export interface PersonSummary {
 }
 
 const MAX_SLUG = 80;
-const SLUG_ATTEMPTS = 5;
+/** A create that lost a race on a unique key (the email) runs once more and then knows why. */
+const CREATE_ATTEMPTS = 2;
 
 export function presentPerson(row: PersonRow): Person {
   return {
@@ -90,16 +91,19 @@ async function assertEmailFree(db: TenantDb, emailKey: string | null, personId?:
   }
 }
 
+/** The person's slug: made from the name, `-2`, `-3`… when taken. Takes a lock: call it in a transaction. */
 async function freeSlug(db: TenantDb, name: string): Promise<string> {
   const base = slugOf(name, MAX_SLUG) || 'person';
+  await db.lock(`persons.slug:${base}`);
   const taken = new Set(await slugsStartingWith(db, base));
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }
 
 /**
- * Creates a person, linked to the account of their domain (created when missing). Runs again when
- * a concurrent create took the same slug; a concurrent create with the same email is a conflict.
+ * Creates a person, linked to the account of their domain (created when missing). Concurrent
+ * creates choose slugs one at a time; a concurrent create with the same email is a conflict (the
+ * loser's insert fails on the email's unique key, and its second run finds the holder).
  */
 export async function createPerson(
   db: TenantDb,
@@ -109,7 +113,7 @@ export async function createPerson(
   const email = input.email ?? null;
   const emailKey = email?.toLowerCase() ?? null;
   const { domain, domain_given } = resolveDomain(input.domain ?? null, email);
-  return db.retryingTransaction(SLUG_ATTEMPTS, async (tx) => {
+  return db.retryingTransaction(CREATE_ATTEMPTS, async (tx) => {
     await assertEmailFree(tx, emailKey);
     const now = Date.now();
     const row: PersonRow = {

@@ -19,8 +19,6 @@ import { baselineContent } from './personalizer.ts';
 
 export const GENERATE_JOB = 'versions.generate';
 const GENERATE_ATTEMPTS = 5;
-/** Two audiences of a page created at once may take the same number: the loser counts again. */
-const NUMBER_ATTEMPTS = 5;
 
 /** The persons audiences are for, with their companies, by person id. */
 async function audiencePersons(db: TenantDb, rows: AudienceRow[]): Promise<Map<string, AudiencePerson>> {
@@ -100,7 +98,7 @@ export async function createAudience(db: TenantDb, pageId: string, input: Audien
       throw invalidField('/body/personId', `is not a person of your tenant: ${input.personId}`);
     });
   }
-  const audience = await db.retryingTransaction(NUMBER_ATTEMPTS, async (tx) => {
+  const audience = await db.transaction(async (tx) => {
     const now = Date.now();
     const created = await audiences.insertAudienceWithBaseline(tx, pageId, input, baselineContent(page), now);
     await queueVersion(tx, created, now);
