@@ -16,6 +16,7 @@ import { publicRoutes } from './public/routes.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
 import { authenticate } from './resources/api-keys/service.ts';
 import { assetRoutes } from './resources/assets/routes.ts';
+import { brandRoutes } from './resources/brands/routes.ts';
 import { fileDownloadRoutes } from './resources/files/download-routes.ts';
 import { fileRoutes } from './resources/files/routes.ts';
 import type { FileStorage } from './resources/files/storage.ts';
@@ -31,6 +32,7 @@ import type { Signer } from './shared/signing.ts';
 import { resourceNeeds } from './wiring.ts';
 import { accountViewRoutes } from './workflows/account-view/routes.ts';
 import { audienceRoutes } from './workflows/audience-versions/routes.ts';
+import { previewRoutes } from './workflows/page-view/routes.ts';
 
 export interface AppOptions {
   database: Database;
@@ -110,11 +112,13 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
   await api.register(personRoutes, needs.persons);
   await api.register(personLogRoutes);
   await api.register(pageRoutes, needs.pages);
+  await api.register(brandRoutes, needs.brands);
   await api.register(topicRoutes);
   await api.register(fileRoutes);
   await api.register(assetRoutes, needs.assets);
   await api.register(pageLinkRoutes, needs.pageLinks);
   await api.register(audienceRoutes);
+  await api.register(previewRoutes);
   await api.register(webhookRoutes);
   await api.register(sessionRoutes, needs.sessions);
 }

@@ -8,13 +8,10 @@ import { deliveryJob } from './resources/webhooks/delivery.ts';
 import { pruneEvents } from './resources/webhooks/prune.ts';
 import { assetPurge } from './workflows/asset-purge/task.ts';
 import { generationJob } from './workflows/audience-versions/generation.ts';
-import {
-  builtInPersonalizer,
-  chatCompletionsPersonalizer,
-  type Personalizer,
-} from './workflows/audience-versions/personalizer.ts';
 import { enrichmentJob } from './workflows/enrichment/job.ts';
 import { builtInEnrichmentProvider } from './workflows/enrichment/provider.ts';
+import { chatCompletionsPersonalizer } from './workflows/personalization/model.ts';
+import { builtInPersonalizer, type Personalizer } from './workflows/personalization/personalizer.ts';
 
 export type BackgroundConfig = Pick<
   Config,

@@ -2,6 +2,7 @@ import * as accounts from './resources/accounts/service.ts';
 import type { AssetFiles } from './resources/assets/service.ts';
 import * as assets from './resources/assets/service.ts';
 import * as audiences from './resources/audiences/service.ts';
+import type { LogoCheck } from './resources/brands/service.ts';
 import type { LinkSigner } from './resources/files/service.ts';
 import * as files from './resources/files/service.ts';
 import type { TargetCheck } from './resources/page-links/service.ts';
@@ -22,6 +23,7 @@ export interface ResourceNeeds {
   assets: { files: AssetFiles };
   pageLinks: { assertTarget: TargetCheck };
   sessions: { audiences: PageAudiences };
+  brands: { checkLogo: LogoCheck };
 }
 
 export function resourceNeeds(links: LinkSigner): ResourceNeeds {
@@ -36,5 +38,6 @@ export function resourceNeeds(links: LinkSigner): ResourceNeeds {
     },
     pageLinks: { assertTarget: audiences.assertLinkableAudience },
     sessions: { audiences: audienceIdsOfPage },
+    brands: { checkLogo: assets.assertActiveImageAsset },
   };
 }

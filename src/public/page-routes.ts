@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Api } from '../http/types.ts';
 import { resolveImageUrls } from '../workflows/page-view/images.ts';
+import { imageRefsOf, renderNotFound, renderPage } from '../workflows/page-view/render.ts';
 import { resolvePageView } from '../workflows/page-view/service.ts';
-import { imageRefsOf, renderNotFound, renderPage } from './render.ts';
 import { issueToken, TOKEN_VALID_MS } from './token.ts';
 import { TRACKER_SCRIPT, TRACKER_VERSION } from './tracker.ts';
 
@@ -50,7 +50,7 @@ async function servePage(
     pageLinkId: view.link.pageLinkId,
     expiresAt: Date.now() + TOKEN_VALID_MS,
   });
-  return sendHtml(reply, 200, renderPage({ view, images, token, trackerSrc: TRACKER_SRC }));
+  return sendHtml(reply, 200, renderPage({ view, images, visit: { token, trackerSrc: TRACKER_SRC } }));
 }
 
 /** Public pages at /p/{tenantSlug}/{path} and the tracking script they load. */

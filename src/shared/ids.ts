@@ -20,6 +20,7 @@ export const ID_PREFIXES = [
   'key',
   'action',
   'job',
+  'brand',
 ] as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[number];

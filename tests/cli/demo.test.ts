@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { PAGES, PERSONS } from '../../src/cli/demo-sample.ts';
+import { escapeHtml } from '../../src/shared/html.ts';
 import { type Environment, freshEnvironment, startServe, tailor } from '../helpers/process.ts';
 
 const PUBLIC_URL = 'http://tailor.test:8080';
@@ -25,27 +27,35 @@ describe('tailor demo', () => {
     const apiKey = first.stdout.match(/API key: (tlr_[0-9A-Za-z]{40})/)?.[1] as string;
     expect(apiKey).toBeDefined();
     expect(first.stdout).toMatch(
-      /3 topics\n\s+4 accounts\n\s+5 persons\n\s+3 pages\n\s+7 audiences\n\s+7 page links/,
+      /2 brands\n\s+5 topics\n\s+4 accounts\n\s+5 persons\n\s+4 pages\n\s+9 audiences\n\s+9 page links/,
     );
     expect(first.stdout).toMatch(/\d+ visitor sessions/);
     expect(first.stdout).toContain('2 form submissions');
     const urls = urlsOf(first.stdout);
-    expect(urls).toHaveLength(7);
+    expect(urls).toHaveLength(9);
     for (const url of urls) expect(url).toMatch(new RegExp(`^${PUBLIC_URL}/p/default/[a-z0-9/-]+$`));
 
     const again = await tailor(['demo'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).not.toContain('API key:');
-    expect(again.stdout).toContain('7 page links (7 from an earlier run)');
+    expect(again.stdout).toContain('9 page links (9 from an earlier run)');
     expect(again.stdout).not.toContain('visitor sessions');
     expect(urlsOf(again.stdout)).toEqual(urls);
 
     const server = await startServe(env);
     try {
+      // Each page is served in its brand, and none shows an audience's context or a person's note.
+      const secrets = [
+        ...PAGES.flatMap((spec) => spec.audiences.map((audience) => audience.context)),
+        ...PERSONS.flatMap((person) => (person.note ? [person.note] : [])),
+      ];
       for (const url of urls) {
         const response = await fetch(`${server.url}${url.slice(PUBLIC_URL.length)}`);
         expect(response.status, url).toBe(200);
-        expect(await response.text()).toContain('| Brightwave</title>');
+        const body = await response.text();
+        expect(body).toMatch(/\| (Brightwave|Keelson)<\/title>/);
+        expect(body).toMatch(/<span>(Brightwave|Keelson)<\/span>/);
+        for (const secret of secrets) expect(body, url).not.toContain(escapeHtml(secret));
       }
 
       const api = (path: string): Promise<any> =>

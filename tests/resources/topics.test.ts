@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TenantDb } from '../../src/db/tenant-db.ts';
 import { MAX_SAFE } from '../../src/http/schemas.ts';
 import { Topic, TopicEntry, TopicList } from '../../src/resources/topics/schema.ts';
-import { topicsForPersonalization } from '../../src/resources/topics/service.ts';
+import { topicsForBrand } from '../../src/resources/topics/service.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, onPostgres, type Response, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -590,23 +590,26 @@ describe('pagination while topics are added', () => {
   });
 });
 
-describe('topicsForPersonalization', () => {
-  it('returns every topic of the tenant with its entries, in list order', async () => {
+describe('topicsForBrand', () => {
+  it("returns the topics a brand's pages draw on, with their entries, in list order; the others apart", async () => {
     const tenant = await server.newTenant();
     const b = await createTopic({ title: 'B', sortOrder: 1 }, tenant);
     const a = await createTopic({ title: 'A', sortOrder: 0, isDefault: true }, tenant);
-    const c = await createTopic({ title: 'C', sortOrder: 1 }, tenant);
+    const c = await createTopic({ title: 'C', sortOrder: 1, brandIds: ['acme'] }, tenant);
+    const other = await createTopic({ title: 'D', sortOrder: 1, brandIds: ['globex'] }, tenant);
     await addEntry(b.topicId, { content: text('b2'), sortOrder: 2 }, tenant);
     await addEntry(b.topicId, { content: text('b1'), sortOrder: 1 }, tenant);
     await addEntry(a.topicId, { content: text('a1') }, tenant);
     await createTopic({ title: 'Elsewhere' }, await server.newTenant());
 
     const db = new TenantDb(tenant.tenantId, server.database.db, server.database.dialect);
-    const topics = await topicsForPersonalization(db);
-    for (const topic of topics) expectSchema(Topic, topic);
-    expect(topics.map((t) => t.topicId)).toEqual([a.topicId, c.topicId, b.topicId]);
-    expect(topics).toEqual((await tenant.get('/v0/topics/search')).body.items);
-    expect(topics[2]?.entries.map((e) => e.content.content)).toEqual(['b1', 'b2']);
+    const { own, others } = await topicsForBrand(db, 'acme');
+    for (const topic of [...own, ...others]) expectSchema(Topic, topic);
+    expect(own.map((t) => t.topicId)).toEqual([a.topicId, c.topicId, b.topicId]);
+    expect(others.map((t) => t.topicId)).toEqual([other.topicId]);
+    const listed = (await tenant.get('/v0/topics/search')).body.items as typeof own;
+    expect(own).toEqual(listed.filter((topic) => topic.topicId !== other.topicId));
+    expect(own[2]?.entries.map((e) => e.content.content)).toEqual(['b1', 'b2']);
   });
 });
 

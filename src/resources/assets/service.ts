@@ -78,11 +78,24 @@ async function requireAsset(db: TenantDb, id: string): Promise<AssetRow> {
   return row;
 }
 
-/** Fails with a 400 at `path` unless the asset is the tenant's and not deleted. */
-export async function assertLiveAsset(db: TenantDb, assetId: string, path: string): Promise<void> {
+async function requireAssetAt(db: TenantDb, assetId: string, path: string): Promise<AssetRow> {
   const asset = await findAsset(db, assetId);
   if (!asset) throw invalidField(path, 'must be the id of an asset of this tenant');
+  return asset;
+}
+
+/** Fails with a 400 at `path` unless the asset is the tenant's and not deleted. */
+export async function assertLiveAsset(db: TenantDb, assetId: string, path: string): Promise<void> {
+  const asset = await requireAssetAt(db, assetId, path);
   if (asset.lifecycle_state === 'deleted') throw invalidField(path, `asset ${assetId} is deleted`);
+}
+
+/** Fails with a 400 at `path` unless the asset is an image asset of the tenant that is active (not in the trash). */
+export async function assertActiveImageAsset(db: TenantDb, assetId: string, path: string): Promise<void> {
+  const asset = await requireAssetAt(db, assetId, path);
+  if (asset.lifecycle_state !== 'active')
+    throw invalidField(path, `asset ${assetId} is ${asset.lifecycle_state}`);
+  if (asset.data_type !== 'image') throw invalidField(path, `asset ${assetId} is not an image`);
 }
 
 /**

@@ -47,6 +47,18 @@ export const AudienceVersionWithContent = Type.Object({
   content: Nullable(VersionContent, {
     description: 'The generated content; null until the version is generated',
   }),
+  generatedBy: Nullable(
+    Type.String({
+      description:
+        'The personalizer that wrote the content: built-in, or the configured model; null for the baseline and before generation',
+    }),
+  ),
+  generationNote: Nullable(
+    Type.String({
+      description:
+        "Why the content is the built-in personalizer's although a model is configured (its answers failed the checks); null otherwise",
+    }),
+  ),
 });
 export type AudienceVersionWithContent = Static<typeof AudienceVersionWithContent>;
 
@@ -56,12 +68,15 @@ export const Audience = Type.Object({
   status: Type.Enum(STATES, { description: "The latest version's state, or archived" }),
   computedName: Type.String({
     description:
-      'The person\'s name, plus " at " and the account\'s name or domain when known; else "Audience N"',
+      'The person\'s name, plus " at " and the account\'s name or domain when known; for an account\'s audience the account\'s name or domain; else "Audience N"',
   }),
   customName: Nullable(Type.String()),
   effectiveName: Type.String({ description: 'customName when set, else computedName' }),
   isNewPageAgent: Type.Boolean(),
   personId: Nullable(Type.String()),
+  accountId: Nullable(
+    Type.String({ description: 'The account an audience for a whole company is for; null otherwise' }),
+  ),
   personRouteKey: Nullable(Type.String({ description: "The person's slug" })),
   actionFormIdOverride: Nullable(Type.String()),
   actionFormInstructionsOverride: Nullable(Type.String()),
@@ -90,7 +105,17 @@ export const AudienceCreate = Type.Object(
   {
     customName: Type.Optional(editable.customName),
     personId: Type.Optional(
-      Nullable(Type.String({ description: 'A person of your tenant (400 otherwise)' })),
+      Nullable(
+        Type.String({ description: 'A person of your tenant (400 otherwise): the audience is that person' }),
+      ),
+    ),
+    accountId: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            'An account of your tenant (400 otherwise): the audience is everyone at that company. Not together with personId, whose account is known',
+        }),
+      ),
     ),
     supplementaryContext: Type.Optional(editable.supplementaryContext),
     isNewPageAgent: Type.Optional(Type.Boolean({ default: false })),

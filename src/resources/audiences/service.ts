@@ -46,10 +46,14 @@ export interface AudiencePerson {
   company: string | null;
 }
 
-/** What an audience is shown with from around it: its page's metadata and the persons audiences are for. */
+/**
+ * What an audience is shown with from around it: its page's metadata, and the persons and the
+ * accounts (their name, else domain) audiences are for.
+ */
 export interface AudienceSurroundings {
   pageMetadata: PageMetadata | undefined;
   persons: Map<string, AudiencePerson>;
+  companies: Map<string, string>;
 }
 
 function optionalTimestamps(row: VersionRow) {
@@ -89,12 +93,16 @@ function presentVersionWithContent(row: VersionRow): AudienceVersionWithContent 
     ...presentVersion(row),
     state: row.state,
     content: row.content === null ? null : (JSON.parse(row.content) as VersionContent),
+    generatedBy: row.generated_by,
+    generationNote: row.generation_note,
   };
 }
 
-function computedNameOf(row: AudienceRow, person: AudiencePerson | undefined): string {
-  if (!person) return `Audience ${row.number}`;
-  return person.company ? `${person.name} at ${person.company}` : person.name;
+function computedNameOf(row: AudienceRow, around: AudienceSurroundings): string {
+  const person = row.person_id === null ? undefined : around.persons.get(row.person_id);
+  if (person) return person.company ? `${person.name} at ${person.company}` : person.name;
+  const company = row.account_id === null ? undefined : around.companies.get(row.account_id);
+  return company ?? `Audience ${row.number}`;
 }
 
 export function metadataOverrideOf(row: AudienceRow): PageMetadata | undefined {
@@ -112,7 +120,7 @@ function present(
   const metadataOverride = metadataOverrideOf(row);
   const effectiveMetadata = overlayMetadata(around.pageMetadata, metadataOverride);
   const person = row.person_id === null ? undefined : around.persons.get(row.person_id);
-  const computedName = computedNameOf(row, person);
+  const computedName = computedNameOf(row, around);
   return {
     audienceId: row.id,
     pageId: row.page_id,
@@ -122,6 +130,7 @@ function present(
     effectiveName: row.custom_name ?? computedName,
     isNewPageAgent: row.is_new_page_agent === 1,
     personId: row.person_id,
+    accountId: row.account_id,
     personRouteKey: person?.slug ?? null,
     actionFormIdOverride: row.action_form_id_override,
     actionFormInstructionsOverride: row.action_form_instructions_override,
@@ -179,6 +188,8 @@ function newVersionRow(
     is_new_page_agent: audience.is_new_page_agent,
     supplementary_context: baseline ? '' : (audience.supplementary_context ?? ''),
     content: baseline ? JSON.stringify(baseline) : null,
+    generated_by: null,
+    generation_note: null,
     failure: null,
     created_at: now,
     queued_at: baseline ? null : now,
@@ -218,6 +229,7 @@ export async function insertAudienceWithBaseline(
     number: await nextAudienceNumber(tx, pageId),
     custom_name: input.customName ?? null,
     person_id: input.personId ?? null,
+    account_id: input.accountId ?? null,
     is_new_page_agent: isNewPageAgent,
     action_form_id_override: input.actionFormIdOverride ?? null,
     action_form_instructions_override: input.actionFormInstructionsOverride ?? null,
@@ -331,6 +343,18 @@ export async function archive(db: TenantDb, audience: AudienceRow): Promise<void
   });
 }
 
+/** One version of the audience, with its state and content; not found when it is not the audience's. */
+export async function versionOf(
+  db: TenantDb,
+  audienceId: string,
+  versionId: string,
+): Promise<AudienceVersionWithContent> {
+  const version = await findVersion(db, versionId);
+  if (!version || version.audience_id !== audienceId)
+    throw notFound(`Version ${versionId} of audience ${audienceId}`);
+  return presentVersionWithContent(version);
+}
+
 export async function listVersionsOf(
   db: TenantDb,
   audience: AudienceRow,
@@ -395,16 +419,25 @@ export async function markPending(db: TenantDb, versionId: string, failure: stri
   await moveVersion(db, versionId, ['processing'], { state: 'pending', failure });
 }
 
+/** What generation made of a version: its content, who wrote it, and why, when it fell back. */
+export interface Generated {
+  content: VersionContent;
+  generatedBy: string;
+  note: string | null;
+}
+
 /** Stores the generated content: the version becomes a draft. Undefined when it was no longer processing. */
 export async function saveDraft(
   tx: TenantDb,
   versionId: string,
-  content: VersionContent,
+  generated: Generated,
   now: number,
 ): Promise<VersionRow | undefined> {
   const drafted = await moveVersion(tx, versionId, ['processing'], {
     state: 'draft',
-    content: JSON.stringify(content),
+    content: JSON.stringify(generated.content),
+    generated_by: generated.generatedBy,
+    generation_note: generated.note,
     became_draft_at: now,
     failure: null,
   });

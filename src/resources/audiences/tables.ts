@@ -11,6 +11,8 @@ export interface AudiencesTable {
   number: number;
   custom_name: string | null;
   person_id: string | null;
+  /** The account an audience for a whole company is for; null for a person's audience or anyone's. */
+  account_id: string | null;
   is_new_page_agent: number;
   action_form_id_override: string | null;
   action_form_instructions_override: string | null;
@@ -36,6 +38,10 @@ export interface AudienceVersionsTable {
   supplementary_context: string;
   /** JSON VersionContent, once generated. */
   content: string | null;
+  /** The personalizer that wrote the content; null for the baseline. */
+  generated_by: string | null;
+  /** Why the content is not the configured personalizer's (it fell back to the built-in one). */
+  generation_note: string | null;
   failure: string | null;
   created_at: number;
   queued_at: number | null;

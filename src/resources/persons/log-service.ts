@@ -3,7 +3,7 @@ import type { TenantDb } from '../../db/tenant-db.ts';
 import { invalidState, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toTimestamp } from '../../shared/time.ts';
-import { findLog, insertLog, listLogs, type PersonLogRow, setLogText } from './log-store.ts';
+import { findLog, insertLog, latestLogs, listLogs, type PersonLogRow, setLogText } from './log-store.ts';
 import type { PersonLog } from './schema.ts';
 import { assertPersonExists, notePersonActivity } from './service.ts';
 
@@ -73,4 +73,9 @@ export async function editNote(
     throw invalidState(`Log entry ${logId} is an activity entry written by Tailor; only notes can be edited`);
   await setLogText(db, logId, text, Date.now());
   return { success: true };
+}
+
+/** The texts of the person's latest log entries, newest first: guidance for generation, never page copy. */
+export async function latestLogTexts(db: TenantDb, personId: string, limit: number): Promise<string[]> {
+  return (await latestLogs(db, personId, limit)).map((row) => row.text);
 }

@@ -45,3 +45,18 @@ export async function listLogs(
   ]);
   return pagedOf(rows, page, (row) => [row.id], total);
 }
+
+/** The person's latest entries, newest first. */
+export function latestLogs(
+  db: TenantDb<PersonsTables>,
+  personId: string,
+  limit: number,
+): Promise<PersonLogRow[]> {
+  return db
+    .selectFrom('person_logs')
+    .select(COLUMNS)
+    .where('person_id', '=', personId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -11,6 +11,7 @@ import {
   TopicList,
   TopicParams,
   TopicSearchQuery,
+  TopicUpdate,
 } from './schema.ts';
 import {
   addTopicEntry,
@@ -19,6 +20,7 @@ import {
   getTopicEntry,
   searchTopicItems,
   updateTopicEntry,
+  updateTopicFields,
 } from './service.ts';
 
 const tags = ['Topics'];
@@ -72,6 +74,22 @@ export async function topicRoutes(api: Api): Promise<void> {
       },
     },
     (request) => getTopic(request.tenantDb, request.params.topic_id),
+  );
+
+  api.patch(
+    '/v0/topics/:topic_id',
+    {
+      schema: {
+        tags,
+        summary: 'Update a topic',
+        description:
+          'An omitted field stays; `null` is refused. `isDefault: true` makes it the default topic in place of the former one. `brandIds` replaces the list whole. A change moves updatedAt.',
+        params: TopicParams,
+        body: TopicUpdate,
+        response: { 200: Topic },
+      },
+    },
+    (request) => updateTopicFields(request.tenantDb, request.params.topic_id, request.body),
   );
 
   api.post(

@@ -14,6 +14,15 @@ const ContentType = Type.Union([Type.Literal('text'), Type.Literal('markdown')],
   description: 'text: plain text; markdown: CommonMark',
 });
 const ContentText = Type.String({ minLength: 1, maxLength: 10000 });
+const BrandIds = Type.Array(
+  Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'A brand id, as pages name their brand' }),
+  {
+    maxItems: 100,
+    uniqueItems: true,
+    description:
+      'The brands whose pages may draw on the topic; [] (the default) means every brand. Generation never draws on a topic of another brand',
+  },
+);
 
 export const TopicEntry = Type.Object({
   topicEntryId: Type.String(),
@@ -31,6 +40,7 @@ export const Topic = Type.Object({
   purpose: Type.String(),
   sortOrder: Type.Number({ description: 'An integer from 0 to 9007199254740991' }),
   isDefault: Type.Boolean({ description: "The tenant's default topic; at most one topic is the default" }),
+  brandIds: BrandIds,
   createdAt: Timestamp,
   updatedAt: Timestamp,
   entries: Type.Array(TopicEntry, {
@@ -39,27 +49,37 @@ export const Topic = Type.Object({
 });
 export type Topic = Static<typeof Topic>;
 
+const Purpose = Type.String({
+  maxLength: 2000,
+  description: 'What the topic is about and when the personalizer should draw on it',
+});
+const IsDefault = Type.Boolean({
+  description: 'true makes this the default topic; the former default topic stops being it',
+});
+
 export const TopicCreate = Type.Object(
   {
     title: Title,
-    purpose: Type.Optional(
-      Type.String({
-        maxLength: 2000,
-        default: '',
-        description: 'What the topic is about and when the personalizer should draw on it',
-      }),
-    ),
+    purpose: Type.Optional({ ...Purpose, default: '' }),
     sortOrder: Type.Optional(Type.Integer({ ...sortOrderRange, default: 0 })),
-    isDefault: Type.Optional(
-      Type.Boolean({
-        default: false,
-        description: 'true makes this the default topic; the former default topic stops being it',
-      }),
-    ),
+    isDefault: Type.Optional({ ...IsDefault, default: false }),
+    brandIds: Type.Optional(BrandIds),
   },
   { additionalProperties: false },
 );
 export type TopicCreate = Static<typeof TopicCreate>;
+
+export const TopicUpdate = Type.Object(
+  {
+    title: Type.Optional(Title),
+    purpose: Type.Optional(Purpose),
+    sortOrder: Type.Optional(SortOrder),
+    isDefault: Type.Optional(IsDefault),
+    brandIds: Type.Optional(BrandIds),
+  },
+  { additionalProperties: false },
+);
+export type TopicUpdate = Static<typeof TopicUpdate>;
 
 const EntryContent = (description: string) =>
   Type.Object({ type: ContentType, content: ContentText }, { additionalProperties: false, description });

@@ -10,6 +10,7 @@ import {
   type TopicEntry,
   type TopicEntryCreate,
   type TopicEntryUpdate,
+  type TopicUpdate,
 } from './schema.ts';
 import {
   allEntries,
@@ -22,15 +23,17 @@ import {
   insertEntry,
   insertTopic,
   searchTopics,
+  type TopicChanges,
   type TopicEntryChanges,
   type TopicEntryRow,
   type TopicRow,
   touchTopic,
   updateEntry,
+  updateTopic,
 } from './store.ts';
 
-// Each conflicting attempt lets one concurrent default creation through, so a few always suffice.
-const CREATE_ATTEMPTS = 5;
+// Each conflicting attempt lets one concurrent new default through, so a few always suffice.
+const DEFAULT_ATTEMPTS = 5;
 
 function presentEntry(row: TopicEntryRow): TopicEntry {
   return {
@@ -50,6 +53,7 @@ function presentTopic(row: TopicRow, entries: TopicEntryRow[]): Topic {
     purpose: row.purpose,
     sortOrder: row.sort_order,
     isDefault: row.is_default === 1,
+    brandIds: JSON.parse(row.brand_ids) as string[],
     createdAt: toTimestamp(row.created_at),
     updatedAt: toTimestamp(row.updated_at),
     entries: entries.map(presentEntry),
@@ -80,7 +84,7 @@ async function requireEntry(db: TenantDb, topicId: string, id: string): Promise<
  * once, the unique index lets one win and the other runs again, taking the place of the winner.
  */
 export async function createTopic(db: TenantDb, input: TopicCreate): Promise<Topic> {
-  for (let attempt = 1; ; attempt++) {
+  const row = await db.retryingTransaction(DEFAULT_ATTEMPTS, async (tx) => {
     const now = Date.now();
     const row: TopicRow = {
       id: newId('topic'),
@@ -88,19 +92,38 @@ export async function createTopic(db: TenantDb, input: TopicCreate): Promise<Top
       purpose: input.purpose ?? '',
       sort_order: input.sortOrder ?? 0,
       is_default: input.isDefault ? 1 : 0,
+      brand_ids: JSON.stringify(input.brandIds ?? []),
       created_at: now,
       updated_at: now,
     };
-    try {
-      await db.transaction(async (tx) => {
-        if (row.is_default) await clearDefaultTopic(tx, now);
-        await insertTopic(tx, row);
-      });
-      return presentTopic(row, []);
-    } catch (error) {
-      if (!db.dialect.isUniqueViolation(error) || attempt >= CREATE_ATTEMPTS) throw error;
+    if (row.is_default) await clearDefaultTopic(tx, now);
+    await insertTopic(tx, row);
+    return row;
+  });
+  return presentTopic(row, []);
+}
+
+/**
+ * Applies the fields given; an omitted field stays. `isDefault: true` takes the default's place
+ * from the former default topic. Any change moves updatedAt; an empty update changes nothing.
+ */
+export async function updateTopicFields(db: TenantDb, id: string, input: TopicUpdate): Promise<Topic> {
+  await requireTopic(db, id);
+  if (Object.keys(input).length === 0) return getTopic(db, id);
+  await db.retryingTransaction(DEFAULT_ATTEMPTS, async (tx) => {
+    const now = Date.now();
+    const changes: TopicChanges = { updated_at: now };
+    if (input.title !== undefined) changes.title = input.title;
+    if (input.purpose !== undefined) changes.purpose = input.purpose;
+    if (input.sortOrder !== undefined) changes.sort_order = input.sortOrder;
+    if (input.brandIds !== undefined) changes.brand_ids = JSON.stringify(input.brandIds);
+    if (input.isDefault !== undefined) {
+      if (input.isDefault) await clearDefaultTopic(tx, now);
+      changes.is_default = input.isDefault ? 1 : 0;
     }
-  }
+    await updateTopic(tx, id, changes);
+  });
+  return getTopic(db, id);
 }
 
 export async function getTopic(db: TenantDb, id: string): Promise<Topic> {
@@ -120,10 +143,25 @@ export async function searchTopicItems(
   return { ...found, items: withEntries(found.items, entries) };
 }
 
-/** Every topic of the tenant with its entries, in list order: the knowledge the personalizer draws on. */
-export async function topicsForPersonalization(db: TenantDb): Promise<Topic[]> {
+/** Whether a topic may feed pages of `brandId`: it is for that brand, or for every brand. */
+export function isForBrand(topic: Pick<Topic, 'brandIds'>, brandId: string): boolean {
+  return topic.brandIds.length === 0 || topic.brandIds.includes(brandId);
+}
+
+/**
+ * The tenant's topics with their entries, in list order, split by brand: those a page of `brandId`
+ * may draw on (its own and the shared ones), and the others, which it must never show.
+ */
+export async function topicsForBrand(
+  db: TenantDb,
+  brandId: string,
+): Promise<{ own: Topic[]; others: Topic[] }> {
   const [topics, entries] = await Promise.all([allTopics(db), allEntries(db)]);
-  return withEntries(topics, entries);
+  const all = withEntries(topics, entries);
+  return {
+    own: all.filter((topic) => isForBrand(topic, brandId)),
+    others: all.filter((topic) => !isForBrand(topic, brandId)),
+  };
 }
 
 export async function getTopicEntry(db: TenantDb, topicId: string, id: string): Promise<TopicEntry> {

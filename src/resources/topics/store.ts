@@ -5,6 +5,7 @@ import type { TopicEntriesTable, TopicsTable, TopicsTables } from './tables.ts';
 
 export type TopicRow = Omit<Selectable<TopicsTable>, 'tenant_id'>;
 export type TopicEntryRow = Omit<Selectable<TopicEntriesTable>, 'tenant_id'>;
+export type TopicChanges = Omit<Updateable<TopicsTable>, 'tenant_id' | 'id' | 'created_at'>;
 export type TopicEntryChanges = Pick<
   Updateable<TopicEntriesTable>,
   'sort_order' | 'content_type' | 'content_text' | 'updated_at'
@@ -16,6 +17,7 @@ const TOPIC_COLUMNS = [
   'topics.purpose',
   'topics.sort_order',
   'topics.is_default',
+  'topics.brand_ids',
   'topics.created_at',
   'topics.updated_at',
 ] as const;
@@ -45,6 +47,14 @@ export async function clearDefaultTopic(db: TenantDb<TopicsTables>, at: number):
 
 export function findTopic(db: TenantDb<TopicsTables>, id: string): Promise<TopicRow | undefined> {
   return db.selectFrom('topics').select(TOPIC_COLUMNS).where('topics.id', '=', id).executeTakeFirst();
+}
+
+export async function updateTopic(
+  db: TenantDb<TopicsTables>,
+  id: string,
+  changes: TopicChanges,
+): Promise<void> {
+  await db.updateTable('topics').set(changes).where('id', '=', id).execute();
 }
 
 /** Moves the topic's updatedAt; false when there is no such topic. Locks the topic row until commit. */

@@ -8,6 +8,8 @@ export interface TopicsTable {
   sort_order: number;
   /** 1 for the tenant's default topic (at most one per tenant), else 0. */
   is_default: number;
+  /** JSON array of the brand ids the topic is for; [] means every brand. */
+  brand_ids: string;
   created_at: number;
   updated_at: number;
 }

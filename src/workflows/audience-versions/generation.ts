@@ -4,49 +4,65 @@ import type { JobHandler } from '../../jobs/queue.ts';
 import * as accounts from '../../resources/accounts/service.ts';
 import type { AudienceRow } from '../../resources/audiences/service.ts';
 import * as audiences from '../../resources/audiences/service.ts';
+import * as brands from '../../resources/brands/service.ts';
 import * as pages from '../../resources/pages/service.ts';
+import * as logs from '../../resources/persons/log-service.ts';
 import * as persons from '../../resources/persons/service.ts';
 import * as topics from '../../resources/topics/service.ts';
-import type { PersonalizationInput, Personalizer } from './personalizer.ts';
+import type { PersonalizationInput } from '../personalization/input.ts';
+import { generateContent, type Personalizer } from '../personalization/personalizer.ts';
 import { GENERATE_JOB, publishVersion, versionProcessed } from './service.ts';
 
 const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000];
+/** How much of a person's log guides a version. */
+const NOTES_GATHERED = 20;
 
-/** Who the audience is for and their account, as far as the tenant knows them. */
-async function personAndAccount(db: TenantDb, personId: string | null) {
+/** Who the audience is for: a person with their account when known, an account, or no one in particular. */
+async function whoFor(db: TenantDb, audience: AudienceRow) {
   const person =
-    personId === null ? undefined : (await persons.personSummaries(db, [personId])).get(personId);
-  const account =
-    person?.accountId == null
+    audience.person_id === null
       ? undefined
-      : (await accounts.accountsByIds(db, [person.accountId])).get(person.accountId);
-  return { person, account };
+      : (await persons.personSummaries(db, [audience.person_id])).get(audience.person_id);
+  const accountId = person ? person.accountId : audience.account_id;
+  const account =
+    accountId === null ? undefined : (await accounts.accountsByIds(db, [accountId])).get(accountId);
+  const notes =
+    person && audience.person_id ? await logs.latestLogTexts(db, audience.person_id, NOTES_GATHERED) : [];
+  return { person, account, notes };
 }
 
-async function inputFor(db: TenantDb, audience: AudienceRow): Promise<PersonalizationInput> {
+/** The gather stage: everything a personalizer may draw on, and what it must not show. */
+async function gather(db: TenantDb, audience: AudienceRow): Promise<PersonalizationInput> {
   const page = await pages.getPage(db, audience.page_id);
-  const { person, account } = await personAndAccount(db, audience.person_id);
+  const [brand, otherBrands, brandTopics, who] = await Promise.all([
+    brands.brandProfile(db, page.brandId),
+    brands.otherBrandNames(db, page.brandId),
+    topics.topicsForBrand(db, page.brandId),
+    whoFor(db, audience),
+  ]);
   return {
     page,
+    brand,
     audience: {
-      name: audience.custom_name ?? person?.name ?? `Audience ${audience.number}`,
-      supplementaryContext: audience.supplementary_context ?? '',
-      isNewPageAgent: audience.is_new_page_agent === 1,
+      id: audience.id,
       actionUrlOverride: audience.action_url_override,
       metadata: overlayMetadata(page.metadata, audiences.metadataOverrideOf(audience)),
     },
-    person: person ? { name: person.name } : null,
-    account: account ? { name: account.name, domain: account.domain } : null,
-    topics: await topics.topicsForPersonalization(db),
+    person: who.person ? { name: who.person.name } : null,
+    account: who.account ? { name: who.account.name, domain: who.account.domain } : null,
+    topics: brandTopics.own,
+    private: { context: audience.supplementary_context ?? '', notes: who.notes },
+    foreign: { topics: brandTopics.others, brandNames: otherBrands },
   };
 }
 
 /**
- * Generates one version with `personalizer`. queued or pending → processing → draft (→ published
- * with autoPublish), with `page.version.processed` (and `…published`). A failed attempt leaves the
- * version pending until its retry; after the last attempt it is cancelled. A worker that dies
- * mid-generation leaves the job to be taken over when its lease runs out, and the version, still
- * processing, is generated then: it never stays stuck.
+ * Generates one version: gather, then the personalizer with the check stage (src/workflows/
+ * personalization), then store. queued or pending → processing → draft (→ published with
+ * autoPublish), with `page.version.processed` (and `…published`). A personalizer that cannot answer
+ * now leaves the version pending until its retry; after the last attempt it is cancelled. A worker
+ * that dies mid-generation leaves the job to be taken over when its lease runs out, and the version,
+ * still processing, is generated then: it never stays stuck.
  */
 export function generationJob(personalizer: Personalizer): JobHandler<{ versionId: string }> {
   return {
@@ -58,16 +74,16 @@ export function generationJob(personalizer: Personalizer): JobHandler<{ versionI
       if (!version || !(await audiences.startGenerating(db, version))) return;
       const audience = await audiences.findAudienceOf(db, version);
       if (!audience) return;
-      let content: Awaited<ReturnType<Personalizer['personalize']>>;
+      let generated: Awaited<ReturnType<typeof generateContent>>;
       try {
-        content = await personalizer.personalize(await inputFor(db, audience));
+        generated = await generateContent(await gather(db, audience), personalizer);
       } catch (error) {
         await audiences.markPending(db, version.id, String(error));
         throw error;
       }
       await db.transaction(async (tx) => {
         const now = Date.now();
-        const draft = await audiences.saveDraft(tx, version.id, content, now);
+        const draft = await audiences.saveDraft(tx, version.id, generated, now);
         if (!draft) return;
         await versionProcessed(tx, audience, draft);
         const current = await audiences.findAudienceOf(tx, draft);

@@ -8,41 +8,42 @@ import type {
   AudienceUpdate,
   AudienceVersionWithContent,
 } from '../../resources/audiences/schema.ts';
-import type { AudiencePerson, AudienceRow, VersionRow } from '../../resources/audiences/service.ts';
+import type { AudienceRow, AudienceSurroundings, VersionRow } from '../../resources/audiences/service.ts';
 import * as audiences from '../../resources/audiences/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import * as pages from '../../resources/pages/service.ts';
 import * as persons from '../../resources/persons/service.ts';
 import { emitEvent } from '../../resources/webhooks/events.ts';
-import { invalidField, invalidState } from '../../shared/errors.ts';
-import { baselineContent } from './personalizer.ts';
+import { AppError, invalidField, invalidState } from '../../shared/errors.ts';
+import { baselineContent } from '../personalization/compose.ts';
 
 export const GENERATE_JOB = 'versions.generate';
 const GENERATE_ATTEMPTS = 5;
 
-/** The persons audiences are for, with their companies, by person id. */
-async function audiencePersons(db: TenantDb, rows: AudienceRow[]): Promise<Map<string, AudiencePerson>> {
-  const people = await persons.personSummaries(
-    db,
-    rows.flatMap((row) => (row.person_id === null ? [] : [row.person_id])),
-  );
-  const companies = await accounts.accountsByIds(
-    db,
-    [...people.values()].flatMap((person) => (person.accountId === null ? [] : [person.accountId])),
-  );
-  return new Map(
-    [...people].map(([id, { name, slug, accountId }]) => {
-      const account = accountId === null ? undefined : companies.get(accountId);
-      return [id, { name, slug, company: account ? (account.name ?? account.domain) : null }];
-    }),
-  );
+function presentIds(ids: (string | null)[]): string[] {
+  return ids.filter((id): id is string => id !== null);
+}
+
+/** What audiences are shown with: their page's metadata, and the persons and accounts they are for. */
+async function surroundingsOf(db: TenantDb, page: Page, rows: AudienceRow[]): Promise<AudienceSurroundings> {
+  const people = await persons.personSummaries(db, presentIds(rows.map((row) => row.person_id)));
+  const accountIds = [...rows.map((row) => row.account_id), ...[...people.values()].map((p) => p.accountId)];
+  const found = await accounts.accountsByIds(db, presentIds(accountIds));
+  const companies = new Map([...found].map(([id, account]) => [id, account.name ?? account.domain]));
+  return {
+    pageMetadata: page.metadata,
+    persons: new Map(
+      [...people].map(([id, { name, slug, accountId }]) => [
+        id,
+        { name, slug, company: (accountId && companies.get(accountId)) ?? null },
+      ]),
+    ),
+    companies,
+  };
 }
 
 async function show(db: TenantDb, page: Page, rows: AudienceRow[]): Promise<Audience[]> {
-  return audiences.presentAudiences(db, rows, {
-    pageMetadata: page.metadata,
-    persons: await audiencePersons(db, rows),
-  });
+  return audiences.presentAudiences(db, rows, await surroundingsOf(db, page, rows));
 }
 
 async function showOne(db: TenantDb, pageId: string, id: string): Promise<Audience> {
@@ -86,6 +87,28 @@ export async function versionProcessed(
   await emitEvent(tx, 'page.version.processed', versionEvent(audience, draft));
 }
 
+/** Turns "no such thing" into a 400 at `path`: a body names something that is not the tenant's. */
+function notFoundAs(path: string, what: string) {
+  return (error: unknown): never => {
+    if (error instanceof AppError && error.code === 'not_found')
+      throw invalidField(path, `is not ${what} of your tenant`);
+    throw error;
+  };
+}
+
+/** An audience is for a person of the tenant, an account of the tenant, or anyone (400 otherwise). */
+async function assertAudienceOf(db: TenantDb, input: AudienceCreate): Promise<void> {
+  const { personId, accountId } = input;
+  if (personId != null && accountId != null)
+    throw invalidField('/body/accountId', "must be left out with personId: the audience is the person's");
+  if (personId != null) {
+    await persons.assertPersonExists(db, personId).catch(notFoundAs('/body/personId', 'a person'));
+  }
+  if (accountId != null) {
+    await accounts.getAccountFields(db, accountId).catch(notFoundAs('/body/accountId', 'an account'));
+  }
+}
+
 /**
  * Creates an audience with version 0, the page unpersonalized and published at once (no events),
  * and version 1, queued for generation. The page must be live (409) and the person one of the
@@ -93,11 +116,7 @@ export async function versionProcessed(
  */
 export async function createAudience(db: TenantDb, pageId: string, input: AudienceCreate): Promise<Audience> {
   const page = await pages.requireLivePage(db, pageId);
-  if (input.personId) {
-    await persons.assertPersonExists(db, input.personId).catch(() => {
-      throw invalidField('/body/personId', `is not a person of your tenant: ${input.personId}`);
-    });
-  }
+  await assertAudienceOf(db, input);
   const audience = await db.transaction(async (tx) => {
     const now = Date.now();
     const created = await audiences.insertAudienceWithBaseline(tx, pageId, input, baselineContent(page), now);

@@ -2,23 +2,31 @@ import type { Database } from '../../db/connection.ts';
 import { TenantDb } from '../../db/tenant-db.ts';
 import type { Audience, VersionContent } from '../../resources/audiences/schema.ts';
 import * as audiences from '../../resources/audiences/service.ts';
+import type { Brand } from '../../resources/brands/schema.ts';
+import * as brands from '../../resources/brands/service.ts';
 import type { PageLink } from '../../resources/page-links/schema.ts';
 import * as pageLinks from '../../resources/page-links/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import * as pages from '../../resources/pages/service.ts';
 import type { Tenant } from '../../resources/tenants/service.ts';
 import * as tenants from '../../resources/tenants/service.ts';
-import { AppError } from '../../shared/errors.ts';
+import { AppError, invalidState } from '../../shared/errors.ts';
 import { getAudience } from '../audience-versions/service.ts';
 
-/** Everything a public page shows, resolved from its address. */
-export interface PageView {
-  tenant: Tenant;
-  db: TenantDb;
-  link: PageLink;
+/** What a page shows: one version of an audience's page, in the page's brand. */
+export interface PageShown {
   page: Page;
   audience: Audience;
   content: VersionContent;
+  /** The profile of the page's brand; undefined when its brand id has none. */
+  brand: Brand | undefined;
+}
+
+/** Everything a public page shows, resolved from its address. */
+export interface PageView extends PageShown {
+  tenant: Tenant;
+  db: TenantDb;
+  link: PageLink;
 }
 
 async function tenantAt(database: Database, slug: string): Promise<Tenant | undefined> {
@@ -48,5 +56,25 @@ export async function resolvePageView(
   const page = await pages.getPage(db, published.audience.page_id);
   if (page.status !== 'published' || page.deletedAt !== null) return undefined;
   const audience = await getAudience(db, page.pageId, published.audience.id);
-  return { tenant, db, link, page, audience, content: published.content };
+  const brand = await brands.brandProfile(db, page.brandId);
+  return { tenant, db, link, page, audience, content: published.content, brand };
+}
+
+/**
+ * What a version of an audience's page shows, drafts included, for a preview: 404 for an unknown
+ * page, audience or version; 409 for a version that has no content yet.
+ */
+export async function previewOf(
+  db: TenantDb,
+  pageId: string,
+  audienceId: string,
+  versionId: string,
+): Promise<PageShown> {
+  const audience = await getAudience(db, pageId, audienceId);
+  const version = await audiences.versionOf(db, audienceId, versionId);
+  if (version.content === null) {
+    throw invalidState(`Version ${versionId} is ${version.state} and has no content to preview yet`);
+  }
+  const page = await pages.getPage(db, pageId);
+  return { page, audience, content: version.content, brand: await brands.brandProfile(db, page.brandId) };
 }

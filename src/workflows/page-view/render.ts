@@ -1,18 +1,21 @@
-import { type PageMetadata, SAFE_URL } from '../http/page-metadata.ts';
-import type { ActionCardWidget, FooterLinkGroup } from '../resources/pages/schema.ts';
-import type { ImageRefs, ImageUrls } from '../workflows/page-view/images.ts';
-import type { PageView } from '../workflows/page-view/service.ts';
-import { type Html, html, type Part, raw } from './html.ts';
+import { type PageMetadata, SAFE_URL } from '../../http/page-metadata.ts';
+import type { ActionCardWidget, FooterLinkGroup } from '../../resources/pages/schema.ts';
+import { type Html, html, type Part, raw } from '../../shared/html.ts';
+import { markdownHtml } from '../personalization/markdown.ts';
+import type { ImageRefs, ImageUrls } from './images.ts';
+import type { PageShown } from './service.ts';
 import { PAGE_STYLES } from './styles.ts';
 
-/** Everything a public page is rendered from. */
+/** Everything a page is rendered from. */
 export interface PageModel {
-  view: PageView;
+  view: PageShown;
   images: ImageUrls;
-  /** The signed page token the tracker and the form report with. */
-  token: string;
-  /** Where the page loads the tracking script from. */
-  trackerSrc: string;
+  /**
+   * A visitor's page: the signed token the tracker and the form report with, and where the
+   * tracking script is loaded from. Without it the page is a preview: no tracking, no scripts of
+   * the tenant's, a form that sends nothing, and not for search engines.
+   */
+  visit?: { token: string; trackerSrc: string };
 }
 
 interface ShownAction {
@@ -34,7 +37,7 @@ const MAX_ACCENT_LUMINANCE = 0.3;
  * audience's effective metadata, so that what the tenant set wins and edits made since the version
  * was generated show at once.
  */
-export function pageMetadata(view: PageView): PageMetadata {
+export function pageMetadata(view: PageShown): PageMetadata {
   const metadata = { ...view.content.metadata, ...view.audience.effectiveMetadata };
   // A page written for one named person is not for search engines unless the tenant says otherwise.
   if (!metadata.robots && view.audience.personId) metadata.robots = ['noindex', 'nofollow'];
@@ -42,7 +45,7 @@ export function pageMetadata(view: PageView): PageMetadata {
 }
 
 /** Every file and asset the page shows, to be resolved together. */
-export function imageRefsOf(view: PageView): ImageRefs {
+export function imageRefsOf(view: PageShown): ImageRefs {
   const metadata = pageMetadata(view);
   const logos = view.page.actionCardWidgets.flatMap((widget) => widget.logos.map((logo) => logo.image));
   return {
@@ -51,7 +54,9 @@ export function imageRefsOf(view: PageView): ImageRefs {
       metadata.twitterImageFileId,
       ...logos.map((image) => image.fileId),
     ].filter((id): id is string => Boolean(id)),
-    assetIds: logos.map((image) => image.assetId).filter(Boolean),
+    assetIds: [view.brand?.logoAssetId, ...logos.map((image) => image.assetId)].filter((id): id is string =>
+      Boolean(id),
+    ),
   };
 }
 
@@ -75,15 +80,27 @@ function luminance(hex: string): number {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-/** The theme colour as the page's accent, when it is a hex colour dark enough for white text. */
-function accentStyle(themeColor: string | undefined): string | undefined {
-  if (!themeColor || !HEX_COLOR.test(themeColor) || luminance(themeColor) > MAX_ACCENT_LUMINANCE)
-    return undefined;
-  return `--accent:${themeColor}`;
+/** A colour dark enough to carry white text, or undefined. */
+function darkEnough(color: string | null | undefined): string | undefined {
+  return color && HEX_COLOR.test(color) && luminance(color) <= MAX_ACCENT_LUMINANCE ? color : undefined;
+}
+
+/**
+ * The page's colours: the brand's primary colour for buttons and links (else the theme colour),
+ * when dark enough for white text, and its accent colour for the hero's glow.
+ */
+function colorStyle(view: PageShown, themeColor: string | undefined): string | undefined {
+  const accent = darkEnough(view.brand?.colors.primary) ?? darkEnough(themeColor);
+  const glow =
+    view.brand?.colors.accent && HEX_COLOR.test(view.brand.colors.accent)
+      ? view.brand.colors.accent
+      : undefined;
+  const style = [accent ? `--accent:${accent}` : '', glow ? `--glow:${glow}` : ''].filter(Boolean).join(';');
+  return style || undefined;
 }
 
 function shownAction(
-  view: PageView,
+  view: PageShown,
   action: { actionId: string; buttonTitle: string; url: string },
 ): ShownAction {
   const type = view.page.actions.find((pageAction) => pageAction.actionId === action.actionId)?.actionType;
@@ -96,7 +113,7 @@ function shownAction(
 }
 
 /** The header's action: the version's text for it, else the page's (added after the version was made). */
-function headerAction(view: PageView): ShownAction | undefined {
+function headerAction(view: PageShown): ShownAction | undefined {
   const id = view.page.headerActionId;
   if (!id) return undefined;
   const action =
@@ -165,12 +182,18 @@ function paragraphs(text: string): Html[] {
     );
 }
 
-function sections(view: PageView): Html | undefined {
+/** Copy in the safe markdown subset; a link that is not a safe URL shows as its text. */
+function copy(markdown: string): Html {
+  return raw(markdownHtml(markdown, (href) => linkTarget(href) !== undefined));
+}
+
+function sections(view: PageShown): Html | undefined {
   const cards = view.content.sections
-    .filter((section) => section.heading || section.body)
+    .map((section) => ({ heading: section.heading.trim(), body: copy(section.body) }))
+    .filter((section) => section.heading || section.body.text)
     .map(
       (section) =>
-        html`<article class="card">${section.heading ? html`<h2>${section.heading}</h2>` : ''}${paragraphs(section.body)}</article>`,
+        html`<article class="card">${section.heading ? html`<h2>${section.heading}</h2>` : ''}${section.body}</article>`,
     );
   return cards.length > 0
     ? html`<section class="band"><div class="wrap grid">${cards}</div></section>`
@@ -188,13 +211,24 @@ function logo(images: ImageUrls, image: ActionCardWidget['logos'][number]['image
   return image.altText ? html`<li class="logo-name">${image.altText}</li>` : undefined;
 }
 
-function widgets(view: PageView, images: ImageUrls): Html | undefined {
+/**
+ * The page's widgets: a strip of logos, or a card that leads to the page's first action. A widget
+ * with neither logos to show nor a title is left out.
+ */
+function widgets(view: PageShown, images: ImageUrls, actions: ShownAction[]): Html | undefined {
   const cards = view.page.actionCardWidgets.flatMap((widget) => {
     const logos = widget.logos.map((entry) => logo(images, entry.image)).filter((item) => item !== undefined);
-    if (!widget.title && logos.length === 0) return [];
     const kind = widget.type.toLowerCase().replace(/[^a-z0-9-]/g, '');
+    const title = widget.title.trim();
+    if (logos.length > 0) {
+      return [
+        html`<article class="card widget widget--${kind}">${title ? html`<h2>${title}</h2>` : ''}<ul class="logos">${logos}</ul></article>`,
+      ];
+    }
+    const [action] = actions;
+    if (!title || !action) return [];
     return [
-      html`<article class="card widget widget--${kind}">${widget.title ? html`<h2>${widget.title}</h2>` : ''}${logos.length > 0 ? html`<ul class="logos">${logos}</ul>` : ''}</article>`,
+      html`<article class="card widget widget--action widget--${kind}"><p class="widget-title">${title}</p>${button(action, 'primary')}</article>`,
     ];
   });
   return cards.length > 0
@@ -202,20 +236,20 @@ function widgets(view: PageView, images: ImageUrls): Html | undefined {
     : undefined;
 }
 
-function actionForm(view: PageView, actions: ShownAction[]): Html {
+function actionForm(view: PageShown, actions: ShownAction[], live: boolean): Html {
   const heading = actions.find((action) => action.href === FORM_ANCHOR)?.title ?? 'Get in touch';
   const instructions = view.audience.actionFormInstructionsOverride || DEFAULT_INSTRUCTIONS;
   return html`<section class="band band--last"><div class="wrap">
 <div class="card form-card" id="tailor-form">
 <h2>${heading}</h2>
 ${paragraphs(instructions)}
-<form data-tailor-form>
+<form${live ? html` data-tailor-form` : ''}>
 <div class="form-grid">
 <label class="field">Name<input name="name" autocomplete="name" maxlength="255"></label>
 <label class="field">Work email<input name="email" type="email" autocomplete="email" maxlength="320" required></label>
 <label class="field field--wide">Company<input name="company" autocomplete="organization" maxlength="255"></label>
 <label class="field field--wide">Message<textarea name="message" rows="5" maxlength="5000"></textarea></label>
-<div class="form-footer"><button class="button button--primary" type="submit">Send</button><p class="form-error" role="alert" data-tailor-form-error hidden>Sorry, that did not go through. Please try again.</p></div>
+<div class="form-footer"><button class="button button--primary" type="submit"${live ? '' : html` disabled`}>Send</button><p class="form-error" role="alert" data-tailor-form-error hidden>Sorry, that did not go through. Please try again.</p></div>
 </div>
 </form>
 <div class="form-thanks" role="status" tabindex="-1" data-tailor-form-thanks hidden><h3>Thank you!</h3><p>We received your message and will be in touch soon.</p></div>
@@ -233,17 +267,31 @@ function footerLinks(groups: FooterLinkGroup[]): Html[] {
   });
 }
 
-function footer(view: PageView, brand: string): Html {
+/** The footer: the page's links, the brand's footer text, and the brand's name; no name without a profile. */
+function footer(view: PageShown): Html {
   const groups = footerLinks(view.page.footerLinks ?? []);
+  const { brand } = view;
   return html`<footer class="site-footer"><div class="wrap">
 ${groups.length > 0 ? html`<nav class="footer-groups" aria-label="Footer">${groups}</nav>` : ''}
-<p class="legal">© ${new Date().getFullYear()} ${brand}</p>
+${brand?.footerText ? html`<p class="footer-text">${brand.footerText}</p>` : ''}
+${brand ? html`<p class="legal">© ${new Date().getFullYear()} ${brand.name}</p>` : ''}
 </div></footer>`;
 }
 
-function htmlDocument(head: { title: string; tags: Part[]; accent?: string }, body: Part): string {
+/** The header's name: the brand's (with its logo when it has one), else the page's own title. */
+function masthead(view: PageShown, images: ImageUrls, metadata: PageMetadata): Html {
+  const name = view.brand?.name ?? (metadata.ogSiteName || view.page.title);
+  const logoUrl = view.brand?.logoAssetId ? images.assets.get(view.brand.logoAssetId) : undefined;
+  const website = linkTarget(view.brand?.website ?? undefined);
+  const mark = html`${logoUrl ? html`<img class="brand-logo" src="${logoUrl}" alt="">` : ''}<span>${name}</span>`;
+  return website
+    ? html`<a class="brand" href="${website}">${mark}</a>`
+    : html`<span class="brand">${mark}</span>`;
+}
+
+function htmlDocument(head: { title: string; tags: Part[]; style?: string }, body: Part): string {
   return html`<!doctype html>
-<html lang="en"${head.accent ? html` style="${head.accent}"` : ''}>
+<html lang="en"${head.style ? html` style="${head.style}"` : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -255,33 +303,40 @@ ${body}
 `.text;
 }
 
-/** A visitor's page: the audience's published version with the page's widgets, form, footer and scripts. */
-export function renderPage({ view, images, token, trackerSrc }: PageModel): string {
+/**
+ * A page: a version of the audience's page with the page's widgets, form and footer, in its brand;
+ * a visitor's page also carries the tracker and the tenant's scripts.
+ */
+export function renderPage({ view, images, visit }: PageModel): string {
   const metadata = pageMetadata(view);
+  if (!visit) metadata.robots = ['noindex', 'nofollow'];
   const title = metadata.title || view.content.headline || view.page.title;
-  const brand = metadata.ogSiteName || view.tenant.name;
   const actions = view.content.actions.map((action) => shownAction(view, action));
   const header = headerAction(view);
-  const scripts = view.page.scripts
-    .filter((script) => script.enabled)
-    .map((script) => raw(`\n${script.content}`));
+  const scripts = visit
+    ? view.page.scripts.filter((script) => script.enabled).map((script) => raw(`\n${script.content}`))
+    : [];
+  const tracker = visit
+    ? html`<script src="${visit.trackerSrc}" data-tailor-token="${visit.token}" data-tailor-scope="${view.audience.audienceId}" defer></script>`
+    : '';
   const body = html`<body>
-<header class="site-header"><div class="wrap"><span class="brand">${brand}</span>${header ? button(header, 'small') : ''}</div></header>
+${visit ? '' : html`<p class="preview-note">Preview: visitors are not counted and the form sends nothing.</p>`}
+<header class="site-header"><div class="wrap">${masthead(view, images, metadata)}${header ? button(header, 'small') : ''}</div></header>
 <main>
 <section class="hero"><div class="wrap">
 <h1>${view.content.headline}</h1>
 ${view.content.subheadline ? html`<p class="lead">${view.content.subheadline}</p>` : ''}
 ${actions.length > 0 ? html`<div class="actions">${actions.map((action, index) => button(action, index === 0 ? 'primary' : 'secondary'))}</div>` : ''}
 </div></section>
-${widgets(view, images)}
+${widgets(view, images, actions)}
 ${sections(view)}
-${actionForm(view, actions)}
+${actionForm(view, actions, visit !== undefined)}
 </main>
-${footer(view, brand)}
-<script src="${trackerSrc}" data-tailor-token="${token}" data-tailor-scope="${view.audience.audienceId}" defer></script>${scripts}
+${footer(view)}
+${tracker}${scripts}
 </body>`;
   return htmlDocument(
-    { title, tags: metaTags(metadata, images, title), accent: accentStyle(metadata.themeColor) },
+    { title, tags: metaTags(metadata, images, title), style: colorStyle(view, metadata.themeColor) },
     body,
   );
 }

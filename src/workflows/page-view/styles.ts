@@ -1,10 +1,10 @@
 /**
  * The style sheet of public pages, inlined so that a page is one request and renders at once.
- * `--accent` is the brand colour; the page sets it from the theme colour when that is dark enough
- * to carry white text.
+ * `--accent` is the brand's primary colour (else the theme colour) when it is dark enough to carry
+ * white text; `--glow` tints the hero, the brand's accent colour when it has one.
  */
 export const PAGE_STYLES = `
-:root{--accent:#4f46e5;--ink:#0f172a;--muted:#475569;--line:#e2e8f0;--bg:#f8fafc;--card:#fff;color-scheme:light}
+:root{--accent:#4f46e5;--glow:var(--accent);--ink:#0f172a;--muted:#475569;--line:#e2e8f0;--bg:#f8fafc;--card:#fff;color-scheme:light}
 *{box-sizing:border-box}
 html{scroll-behavior:smooth;-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.65 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--ink);background:var(--bg);-webkit-font-smoothing:antialiased}
@@ -13,7 +13,9 @@ a{color:var(--accent)}
 .wrap{max-width:1120px;margin:0 auto;padding:0 24px}
 .site-header{position:sticky;top:0;z-index:10;background:rgba(255,255,255,.86);backdrop-filter:saturate(180%) blur(12px);-webkit-backdrop-filter:saturate(180%) blur(12px);border-bottom:1px solid var(--line)}
 .site-header .wrap{display:flex;align-items:center;justify-content:space-between;gap:16px;min-height:68px}
-.brand{font-weight:750;font-size:1.125rem;letter-spacing:-.01em;overflow-wrap:anywhere}
+.brand{display:inline-flex;align-items:center;gap:10px;font-weight:750;font-size:1.125rem;letter-spacing:-.01em;overflow-wrap:anywhere;color:inherit;text-decoration:none}
+.brand-logo{display:block;height:32px;width:auto;max-width:140px;object-fit:contain}
+.preview-note{margin:0;padding:8px 24px;background:#fef3c7;color:#78350f;font-size:.9rem;text-align:center}
 .button{font:inherit;display:inline-flex;align-items:center;justify-content:center;gap:8px;padding:.8rem 1.4rem;border-radius:999px;border:1.5px solid var(--accent);font-weight:650;line-height:1.2;text-decoration:none;text-align:center;cursor:pointer;transition:transform .15s ease,box-shadow .15s ease,background-color .15s ease}
 .button:hover{transform:translateY(-1px)}
 .button:focus-visible{outline:3px solid color-mix(in srgb,var(--accent) 45%,transparent);outline-offset:3px}
@@ -22,7 +24,7 @@ a{color:var(--accent)}
 .button--secondary{background:#fff;color:var(--accent)}
 .button--small{padding:.6rem 1.1rem;font-size:.95rem}
 .button[disabled]{opacity:.6;cursor:progress;transform:none}
-.hero{padding:104px 0 64px;background:radial-gradient(1100px 520px at 8% -12%,color-mix(in srgb,var(--accent) 16%,transparent),transparent 70%),radial-gradient(800px 420px at 100% 0,color-mix(in srgb,var(--accent) 9%,transparent),transparent 70%)}
+.hero{padding:104px 0 64px;background:radial-gradient(1100px 520px at 8% -12%,color-mix(in srgb,var(--glow) 16%,transparent),transparent 70%),radial-gradient(800px 420px at 100% 0,color-mix(in srgb,var(--glow) 9%,transparent),transparent 70%)}
 .hero h1{font-size:clamp(2.2rem,5.2vw,3.75rem);line-height:1.08;letter-spacing:-.035em;margin:0 0 22px;max-width:22ch;overflow-wrap:anywhere}
 .lead{font-size:clamp(1.1rem,2.1vw,1.35rem);color:var(--muted);max-width:60ch;margin:0 0 36px}
 .actions{display:flex;flex-wrap:wrap;gap:12px}
@@ -33,6 +35,13 @@ a{color:var(--accent)}
 .card h2{font-size:1.3rem;line-height:1.3;letter-spacing:-.015em;margin:0 0 12px;overflow-wrap:anywhere}
 .card p{margin:0 0 12px;color:var(--muted);overflow-wrap:anywhere}
 .card p:last-child{margin-bottom:0}
+.widget--action{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:16px}
+.widget-title{margin:0;font-size:1.2rem;font-weight:700;color:var(--ink);letter-spacing:-.01em}
+.card ul,.card ol{margin:0 0 12px;padding-left:1.25rem;color:var(--muted)}
+.card li{margin:6px 0}
+.card li:last-child{margin-bottom:0}
+.card strong{color:var(--ink)}
+.footer-text{margin:0 0 16px;color:#cbd5e1;max-width:70ch}
 .widget h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.1em;color:var(--muted);font-weight:700}
 .logos{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;align-items:center;gap:20px 40px}
 .logos img{display:block;height:40px;width:auto;max-width:160px;object-fit:contain;filter:grayscale(1);opacity:.8;transition:filter .2s,opacity .2s}

@@ -1,0 +1,67 @@
+import { type Static, Type } from 'typebox';
+import { Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+
+export const BRAND_ID_PATTERN = '^[A-Za-z0-9._-]{1,64}$';
+
+const BrandIdParam = Type.String({
+  pattern: BRAND_ID_PATTERN,
+  description: "The page's brandId: 1-64 letters, digits, '.', '_' or '-'",
+});
+const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '#rrggbb' });
+
+export const BrandInput = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Shown in the header and footer of its pages',
+    }),
+    website: Type.Optional(
+      Type.String({ maxLength: 2048, pattern: '^https?://\\S+$', description: 'An absolute http(s) URL' }),
+    ),
+    logoAssetId: Type.Optional(
+      Type.String({ description: 'An active image asset of your tenant, shown in the header' }),
+    ),
+    colors: Type.Optional(
+      Type.Object(
+        {
+          primary: Type.Optional({ ...Color, description: 'Buttons and links; #rrggbb' }),
+          accent: Type.Optional({ ...Color, description: 'Highlights; #rrggbb' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    voice: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: 'Tone, and words to use or avoid: generation follows it ("Avoid: synergy, leverage")',
+      }),
+    ),
+    footerText: Type.Optional(
+      Type.String({ maxLength: 500, description: "Shown in the footer of the brand's pages" }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type BrandInput = Static<typeof BrandInput>;
+
+export const Brand = Type.Object({
+  brandId: Type.String(),
+  name: Type.String(),
+  website: Nullable(Type.String()),
+  logoAssetId: Nullable(Type.String()),
+  colors: Type.Object({ primary: Nullable(Type.String()), accent: Nullable(Type.String()) }),
+  voice: Nullable(Type.String()),
+  footerText: Nullable(Type.String()),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Brand = Static<typeof Brand>;
+
+export const BrandDeleted = Type.Object({ brandId: Type.String(), deleted: Type.Literal(true) });
+
+export const BrandList = PagedList(Brand);
+export const BrandListQuery = Type.Object({ ...PageQuery });
+/** PUT names a brand (a malformed id is a 400); GET and DELETE look one up (a 404). */
+export const BrandPutParams = Type.Object({ brand_id: BrandIdParam });
+export const BrandParams = Type.Object({ brand_id: Type.String() });

@@ -1,0 +1,210 @@
+import type { VersionContent } from '../../resources/audiences/schema.ts';
+import type { Topic } from '../../resources/topics/schema.ts';
+import type { PersonalizationInput } from './input.ts';
+import { markdownLinks, markdownText } from './markdown.ts';
+
+/**
+ * The check stage: what no version may say or show, whoever wrote it. A page never carries a
+ * sentence of the audience's private context or of the person's log, nor another brand's knowledge
+ * or name; it has no empty part, no markup a reader would see, and no link but to the page's own
+ * actions.
+ */
+
+export const MAX_HEADLINE = 90;
+export const MAX_SUBHEADLINE = 300;
+export const MAX_SECTIONS = 4;
+/** A shorter run of words is common speech, not a quotation. */
+const QUOTED_WORDS = 3;
+/** A run this long shared with a private text is a quotation even inside a longer sentence. */
+const SHINGLE_WORDS = 8;
+
+export interface Problem {
+  /** A JSON pointer into the content, such as `/sections/1/body`. */
+  path: string;
+  problem: string;
+}
+
+/** What a version of one page for one audience is checked against. */
+export interface CheckRules {
+  /** Normalized phrases and word runs that must not appear, with why. */
+  forbidden: { phrase: string; why: string }[];
+  /** Other brands' names, which must not appear. */
+  foreignNames: string[];
+  /** The page's actions, which the version's actions must be, and the only places it may link to. */
+  actions: { actionId: string; url: string }[];
+}
+
+/** Lowercase words separated by single spaces: how texts are compared. */
+export function normalize(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+export function sentencesOf(text: string): string[] {
+  return text
+    .split(/(?<=[.!?;:])\s+|\n+/)
+    .map((sentence) => sentence.trim())
+    .filter(Boolean);
+}
+
+function phrasesOf(text: string, why: string): { phrase: string; why: string }[] {
+  const sentences = sentencesOf(text)
+    .map(normalize)
+    .filter((sentence) => sentence.split(' ').length >= QUOTED_WORDS);
+  const words = normalize(text).split(' ').filter(Boolean);
+  const runs: string[] = [];
+  for (let at = 0; at + SHINGLE_WORDS <= words.length; at++)
+    runs.push(words.slice(at, at + SHINGLE_WORDS).join(' '));
+  return [...new Set([...sentences, ...runs])].map((phrase) => ({ phrase, why }));
+}
+
+function topicTexts(topics: Topic[]): string[] {
+  return topics.flatMap((topic) => [
+    topic.title,
+    ...topic.entries.map((entry) =>
+      entry.content.type === 'markdown' ? markdownText(entry.content.content) : entry.content.content,
+    ),
+  ]);
+}
+
+/** Everything the page may say in its own right: what it shares with a private text is no secret. */
+function publicText(input: PersonalizationInput): string {
+  const { page } = input;
+  return normalize(
+    [
+      page.name,
+      page.title,
+      page.pageContext,
+      page.metadata?.description ?? '',
+      ...page.actions.flatMap((action) => [action.buttonTitle, action.purpose]),
+      input.brand?.name ?? '',
+      input.person?.name ?? '',
+      input.account?.name ?? '',
+      ...topicTexts(input.topics),
+    ].join('\n'),
+  );
+}
+
+/** The rules of a version, from what the generation gathered. */
+export function rulesFor(input: PersonalizationInput): CheckRules {
+  const own = normalize([input.page.name, input.page.pageContext, input.brand?.name ?? ''].join(' '));
+  const shared = ` ${publicText(input)} `;
+  const secret = (phrase: { phrase: string }) => !shared.includes(` ${phrase.phrase} `);
+  return {
+    forbidden: [
+      ...phrasesOf(input.private.context, "quotes the audience's private context").filter(secret),
+      ...input.private.notes.flatMap((note) => phrasesOf(note, "quotes the person's log")).filter(secret),
+      ...topicTexts(input.foreign.topics).flatMap((text) =>
+        sentencesOf(text)
+          .map(normalize)
+          .filter((sentence) => sentence.split(' ').length > QUOTED_WORDS)
+          .map((phrase) => ({ phrase, why: "uses another brand's topic" }))
+          .filter(secret),
+      ),
+    ],
+    // A name the page's own words use is not another brand's to the reader.
+    foreignNames: input.foreign.brandNames
+      .map(normalize)
+      .filter((name) => name && !` ${own} `.includes(` ${name} `)),
+    actions: input.page.actions.map((action) => ({
+      actionId: action.actionId,
+      url: input.audience.actionUrlOverride ?? action.url,
+    })),
+  };
+}
+
+/** The first thing in `text` (normalized) that the rules forbid, if any. */
+export function forbiddenIn(text: string, rules: CheckRules): string | undefined {
+  const padded = ` ${normalize(text)} `;
+  const quoted = rules.forbidden.find(({ phrase }) => padded.includes(` ${phrase} `));
+  if (quoted) return quoted.why;
+  const name = rules.foreignNames.find((foreign) => padded.includes(` ${foreign} `));
+  return name ? `names another brand (${name})` : undefined;
+}
+
+/**
+ * Markdown a reader would see as marks: bold and italic markers, a heading's #, a link's syntax.
+ * (Text that looks like HTML is the writer's text: pages escape it, so it shows as written.)
+ */
+const MARKERS = /\*\*|(?:^|\s)__\S|\S__(?:\s|$)|^\s*#{1,6}\s|\]\(/m;
+const BARE_URL = /\b(?:https?:\/\/|www\.)[^\s<>"')\]]+/gi;
+
+function urlsIn(text: string): string[] {
+  return [...text.matchAll(BARE_URL)].map((match) => match[0].replace(/[.,;:!?]+$/, ''));
+}
+
+interface Part {
+  path: string;
+  /** What a reader sees. */
+  text: string;
+  links: string[];
+  required: boolean;
+  maxLength?: number;
+}
+
+function partsOf(content: VersionContent): Part[] {
+  const plain = (path: string, text: string, required: boolean, maxLength?: number): Part => ({
+    path,
+    text,
+    links: [],
+    required,
+    maxLength,
+  });
+  return [
+    plain('/headline', content.headline, true, MAX_HEADLINE),
+    plain('/subheadline', content.subheadline, false, MAX_SUBHEADLINE),
+    ...content.sections.flatMap((section, index) => [
+      plain(`/sections/${index}/heading`, section.heading, true),
+      {
+        path: `/sections/${index}/body`,
+        text: markdownText(section.body),
+        links: markdownLinks(section.body),
+        required: true,
+      },
+    ]),
+    ...content.actions.map((action, index) =>
+      plain(`/actions/${index}/buttonTitle`, action.buttonTitle, true),
+    ),
+  ];
+}
+
+function partProblems(part: Part, rules: CheckRules, allowedUrls: Set<string>): Problem[] {
+  const problems: string[] = [];
+  if (part.required && !part.text.trim()) problems.push('is empty');
+  if (part.maxLength !== undefined && part.text.length > part.maxLength)
+    problems.push(`is longer than ${part.maxLength} characters`);
+  if (MARKERS.test(part.text)) problems.push('shows markup');
+  const forbidden = forbiddenIn(part.text, rules);
+  if (forbidden) problems.push(forbidden);
+  for (const url of [...part.links, ...urlsIn(part.text)]) {
+    if (!allowedUrls.has(url)) problems.push(`links to ${url}, which is not one of the page's actions`);
+  }
+  return problems.map((problem) => ({ path: part.path, problem }));
+}
+
+function actionProblems(content: VersionContent, rules: CheckRules): Problem[] {
+  const shown = content.actions.map((action) => `${action.actionId} ${action.url}`).join('\n');
+  const expected = rules.actions.map((action) => `${action.actionId} ${action.url}`).join('\n');
+  return shown === expected ? [] : [{ path: '/actions', problem: "are not the page's actions" }];
+}
+
+/** Everything wrong with a version's content; none when it may be served. */
+export function checkContent(content: VersionContent, rules: CheckRules): Problem[] {
+  const allowedUrls = new Set(rules.actions.map((action) => action.url).filter(Boolean));
+  return [
+    ...(content.sections.length > MAX_SECTIONS
+      ? [{ path: '/sections', problem: `has more than ${MAX_SECTIONS} sections` }]
+      : []),
+    ...partsOf(content).flatMap((part) => partProblems(part, rules, allowedUrls)),
+    ...actionProblems(content, rules),
+  ];
+}
+
+/** The problems in words, for a version's generation note and a job's error. */
+export function describeProblems(problems: Problem[]): string {
+  return problems.map((problem) => `${problem.path} ${problem.problem}`).join('; ');
+}

@@ -1,0 +1,36 @@
+import type { PageMetadata } from '../../http/page-metadata.ts';
+import type { Brand } from '../../resources/brands/schema.ts';
+import type { Page } from '../../resources/pages/schema.ts';
+import type { Topic } from '../../resources/topics/schema.ts';
+
+/**
+ * Everything a personalizer may draw on for one version, gathered by the generation job. The
+ * `private` texts guide it (what to stress, what a conversation was about) but are never page copy;
+ * `foreign` is what other brands own, which a page of this brand must never show.
+ */
+export interface PersonalizationInput {
+  page: Page;
+  /** The profile of the page's brand; undefined when the brand id has none. */
+  brand: Brand | undefined;
+  audience: {
+    /** Chooses among phrasings, so that one page's audiences do not all read alike. */
+    id: string;
+    actionUrlOverride: string | null;
+    metadata: PageMetadata | undefined;
+  };
+  /** Who the audience is: a person (with their account when known), an account, or anyone. */
+  person: { name: string } | null;
+  account: { name: string | null; domain: string } | null;
+  /** The topics the page's brand may draw on, in list order. */
+  topics: Topic[];
+  private: {
+    /** The audience's supplementary context. */
+    context: string;
+    /** The person's log: notes and activity, newest first. */
+    notes: string[];
+  };
+  foreign: {
+    topics: Topic[];
+    brandNames: string[];
+  };
+}
