@@ -18,6 +18,7 @@ export type BackgroundConfig = Pick<
   | 'llmBaseUrl'
   | 'llmApiKey'
   | 'llmModel'
+  | 'llmTimeoutMs'
   | 'webhookRetryScheduleMs'
   | 'webhookTimeoutMs'
   | 'webhookAllowPrivate'
@@ -36,6 +37,7 @@ function personalizerFor(config: BackgroundConfig): Personalizer {
     baseUrl: config.llmBaseUrl,
     apiKey: config.llmApiKey,
     model: config.llmModel,
+    timeoutMs: config.llmTimeoutMs,
   });
 }
 

@@ -18,6 +18,8 @@ export interface Config {
   llmBaseUrl: string | undefined;
   llmApiKey: string | undefined;
   llmModel: string;
+  /** How long a language model may take to answer before the attempt fails (and is tried again later). */
+  llmTimeoutMs: number;
   webhookAllowPrivate: boolean;
   /** Waits before each retry of a failed webhook delivery. */
   webhookRetryScheduleMs: number[];
@@ -165,6 +167,7 @@ export function loadConfig(env: Env = process.env): Config {
     llmBaseUrl: url(env, 'TAILOR_LLM_BASE_URL', ['http:', 'https:']),
     llmApiKey: read(env, 'TAILOR_LLM_API_KEY'),
     llmModel: read(env, 'TAILOR_LLM_MODEL') ?? 'gpt-4o-mini',
+    llmTimeoutMs: integer(env, 'TAILOR_LLM_TIMEOUT_MS', 60_000, 1, 600_000),
     webhookAllowPrivate: boolean(env, 'TAILOR_WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetryScheduleMs: durations(env, 'TAILOR_WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutMs: integer(env, 'TAILOR_WEBHOOK_TIMEOUT_MS', 15_000, 1, 600_000),

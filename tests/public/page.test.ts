@@ -526,6 +526,117 @@ describe('escaping', () => {
   });
 });
 
+describe('brands', () => {
+  const tenantName = async (client: Client) => (await getTenant(server.database.db, client.tenantId)).name;
+
+  it("serves a page in its brand: name, logo and website in the header, colours, footer text; never the tenant's name", async () => {
+    const client = await server.newTenant();
+    const fileId = await uploadImage(client, png(1, 2, 3));
+    const logoAssetId = ok(await client.post('/v0/assets', { assetType: 'image', name: 'Logo', fileId }), 201)
+      .body.assetId;
+    ok(
+      await client.request('PUT', '/v0/brands/acme', {
+        body: {
+          name: 'Acme Rockets',
+          website: 'https://acme.example',
+          logoAssetId,
+          colors: { primary: '#1e3a8a', accent: '#f97316' },
+          footerText: 'Acme Rockets Ltd, 1 Launch Pad',
+        },
+      }),
+      201,
+    );
+    const published = await publishPage({}, {}, { client });
+    const { body } = await visit(published.url);
+    const header = body.slice(body.indexOf('<header'), body.indexOf('</header>'));
+    expect(header).toContain('<a class="brand" href="https://acme.example">');
+    expect(header).toMatch(signedFileUrl(fileId));
+    expect(header).toContain('<span>Acme Rockets</span>');
+    expect(body).toContain('<html lang="en" style="--accent:#1e3a8a;--glow:#f97316">');
+    expect(body).toContain('<p class="footer-text">Acme Rockets Ltd, 1 Launch Pad</p>');
+    expect(body).toContain(`© ${new Date().getFullYear()} Acme Rockets</p>`);
+    expect(body).not.toContain(escapeHtml(await tenantName(client)));
+  });
+
+  it("without a profile the page's own title stands in the header and no name is in the footer", async () => {
+    const client = await server.newTenant();
+    const published = await publishPage(
+      { metadata: { title: 'Spring at Acme' } },
+      {},
+      { client, personalize: false },
+    );
+    const { body } = await visit(published.url);
+    expect(body).toContain('<span class="brand"><span>Spring at Acme</span></span>');
+    expect(body).not.toContain('class="legal"');
+    expect(body).not.toContain(escapeHtml(await tenantName(client)));
+  });
+
+  it('a light brand colour is not used where white text must be read on it', async () => {
+    const client = await server.newTenant();
+    ok(
+      await client.request('PUT', '/v0/brands/acme', {
+        body: { name: 'Pale', colors: { primary: '#fef9c3' } },
+      }),
+      201,
+    );
+    const { body } = await visit((await publishPage({}, {}, { client, personalize: false })).url);
+    expect(body).not.toContain('--accent:#fef9c3');
+  });
+});
+
+describe('copy and widgets', () => {
+  it('renders markdown copy as HTML, never its marks; links only to safe addresses', async () => {
+    const published = await publishPage({}, {}, { personalize: false });
+    await server.database.db
+      .updateTable('audience_versions')
+      .set({
+        content: JSON.stringify({
+          headline: 'Copy',
+          subheadline: '',
+          sections: [
+            {
+              heading: 'Plans',
+              body: '# Growth\n\n**Bold** and *italic*, [a demo](https://example.com/demo), [a trap](javascript:alert(1)).\n\n- one\n- two\n\n<b>tag</b> ![logo](x.png)',
+            },
+          ],
+          actions: [],
+          metadata: {},
+        }),
+      })
+      .where('audience_id', '=', published.audienceId)
+      .execute();
+    const { body } = await visit(published.url);
+    const card = body.slice(
+      body.indexOf('<h2>Plans</h2>'),
+      body.indexOf('</article>', body.indexOf('<h2>Plans</h2>')),
+    );
+    expect(card).toContain('<p><strong>Growth</strong></p>');
+    expect(card).toContain('<strong>Bold</strong> and <em>italic</em>');
+    expect(card).toContain('<a href="https://example.com/demo">a demo</a>');
+    expect(card).toContain(', a trap.');
+    expect(card).toContain('<ul><li>one</li><li>two</li></ul>');
+    expect(card).not.toMatch(/\*\*|#|<b>|javascript:/);
+  });
+
+  it('a widget with a title and no logos leads to the first action; one with neither is left out', async () => {
+    const published = await publishPage(
+      {
+        actionCardWidgets: [
+          { type: 'cta', title: 'Start a free pilot', logos: [] },
+          { type: 'logos', title: '', logos: [] },
+        ],
+      },
+      {},
+      { personalize: false },
+    );
+    const { body } = await visit(published.url);
+    expect(body).toContain(
+      '<article class="card widget widget--action widget--cta"><p class="widget-title">Start a free pilot</p><a class="button button--primary" href="https://example.com/demo" data-action-id="demo">Book a demo</a></article>',
+    );
+    expect(body).not.toContain('widget--logos');
+  });
+});
+
 describe('queries', () => {
   async function queriesToRender(url: string): Promise<{ count: number; images: number }> {
     queries.count = 0;

@@ -185,6 +185,56 @@ describe('POST /v0/pages/{id}/audiences', () => {
     const response = await api.post(`/v0/pages/${page.pageId}/audiences`, { personId: person.personId });
     expect(response.status).toBe(400);
   });
+
+  it('makes an audience for a whole account, named after it', async () => {
+    const page = await createPage();
+    const account = (
+      await api.post('/v0/accounts', { domain: `whole-${Date.now()}.example`, name: 'Whole Co' })
+    ).body;
+    const audience = await createAudience(page.pageId, { accountId: account.accountId });
+    expect(audience).toMatchObject({
+      accountId: account.accountId,
+      personId: null,
+      personRouteKey: null,
+      computedName: 'Whole Co',
+      effectiveName: 'Whole Co',
+    });
+    expect((await api.get(audienceUrl(audience))).body.accountId).toBe(account.accountId);
+    const person = await createAudience(page.pageId, {});
+    expect(person.accountId).toBeNull();
+  });
+
+  it.each([
+    ['an unknown person', async () => ({ personId: 'person_00000000000000000000000000' }), '/body/personId'],
+    ['an empty personId', async () => ({ personId: '' }), '/body/personId'],
+    [
+      'an unknown account',
+      async () => ({ accountId: 'account_00000000000000000000000000' }),
+      '/body/accountId',
+    ],
+    [
+      "another tenant's account",
+      async () => ({
+        accountId: (await (await server.newTenant()).post('/v0/accounts', { domain: 'theirs.example' })).body
+          .accountId,
+      }),
+      '/body/accountId',
+    ],
+    [
+      'a person and an account together',
+      async () => ({
+        personId: (await api.post('/v0/persons', { name: 'Both' })).body.personId,
+        accountId: (await api.post('/v0/accounts', { domain: `both-${Date.now()}.example` })).body.accountId,
+      }),
+      '/body/accountId',
+    ],
+  ])('refuses %s with 400 at the field and makes nothing', async (_label, body, path) => {
+    const page = await createPage();
+    const response = await api.post(`/v0/pages/${page.pageId}/audiences`, await body());
+    expect(response.status).toBe(400);
+    expect(response.body.errors[0].path).toBe(path);
+    expect((await api.get(`/v0/pages/${page.pageId}/audiences`)).body.totalCount).toBe(0);
+  });
 });
 
 describe('generation and the version life', () => {

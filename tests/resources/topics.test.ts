@@ -76,6 +76,7 @@ describe('POST /v0/topics', () => {
       purpose: '',
       sortOrder: 0,
       isDefault: false,
+      brandIds: [],
       entries: [],
     });
     expect(response.body.topicId).toMatch(/^topic_[a-z0-9]{26}$/);
@@ -151,6 +152,85 @@ describe('POST /v0/topics', () => {
     const mine = await createTopic({ title: 'Mine', isDefault: true });
     await createTopic({ title: 'Theirs', isDefault: true }, other);
     expect((await getTopic(mine.topicId)).isDefault).toBe(true);
+  });
+});
+
+describe('topics of brands', () => {
+  it('keeps the brands a topic is for; [] is every brand', async () => {
+    const topic = await createTopic({ title: 'Acme only', brandIds: ['acme', 'acme.uk'] });
+    expect(topic.brandIds).toEqual(['acme', 'acme.uk']);
+    expect((await getTopic(topic.topicId)).brandIds).toEqual(['acme', 'acme.uk']);
+  });
+
+  it.each([
+    ['a brand id with a space', { brandIds: ['a b'] }],
+    ['a brand id over 64 characters', { brandIds: ['b'.repeat(65)] }],
+    ['an empty brand id', { brandIds: [''] }],
+    ['a brand id twice', { brandIds: ['acme', 'acme'] }],
+    ['brand ids that are not a list', { brandIds: 'acme' }],
+  ])('rejects %s with 400 at /body/brandIds and makes nothing', async (_label, body) => {
+    const client = await server.newTenant();
+    const response = await client.post('/v0/topics', { title: 'T', ...body });
+    expect(response.status).toBe(400);
+    expect(paths(response.body)[0]).toMatch(/^\/body\/brandIds/);
+    expect((await client.get('/v0/topics/search')).body.totalCount).toBe(0);
+  });
+});
+
+describe('PATCH /v0/topics/{id}', () => {
+  it('changes the given fields, keeps the others, moves updatedAt', async () => {
+    const topic = await createTopic({ title: 'Old', purpose: 'Kept', sortOrder: 3, brandIds: ['a'] });
+    await pause();
+    const response = await api.patch(`/v0/topics/${topic.topicId}`, { title: 'New', brandIds: ['b', 'c'] });
+    expect(response.status).toBe(200);
+    expectSchema(Topic, response.body);
+    expect(response.body).toMatchObject({
+      title: 'New',
+      purpose: 'Kept',
+      sortOrder: 3,
+      brandIds: ['b', 'c'],
+    });
+    expect(response.body.updatedAt > topic.updatedAt).toBe(true);
+    expect(await getTopic(topic.topicId)).toEqual(response.body);
+  });
+
+  it('makes a topic the default in place of the former one', async () => {
+    const client = await server.newTenant();
+    const first = await createTopic({ title: 'First', isDefault: true }, client);
+    const second = await createTopic({ title: 'Second' }, client);
+    const response = await client.patch(`/v0/topics/${second.topicId}`, { isDefault: true });
+    expect(response.body.isDefault).toBe(true);
+    expect((await getTopic(first.topicId, client)).isDefault).toBe(false);
+    const unset = await client.patch(`/v0/topics/${second.topicId}`, { isDefault: false });
+    expect(unset.body.isDefault).toBe(false);
+  });
+
+  it('an empty update changes nothing', async () => {
+    const topic = await createTopic({ title: 'Same' });
+    await pause();
+    const response = await api.patch(`/v0/topics/${topic.topicId}`, {});
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(topic);
+  });
+
+  it.each([
+    ['a null title', { title: null }],
+    ['an empty title', { title: '' }],
+    ['a null brandIds', { brandIds: null }],
+    ['a negative sortOrder', { sortOrder: -1 }],
+    ['an unknown field', { colour: 'red' }],
+  ])('rejects %s with 400 and changes nothing', async (_label, body) => {
+    const topic = await createTopic({ title: 'Stays' });
+    const response = await api.patch(`/v0/topics/${topic.topicId}`, body);
+    expect(response.status).toBe(400);
+    expect(await getTopic(topic.topicId)).toEqual(topic);
+  });
+
+  it("is 404 for an unknown topic and another tenant's", async () => {
+    const foreign = await createTopic({ title: 'Theirs' }, await server.newTenant());
+    for (const id of ['topic_00000000000000000000000000', foreign.topicId]) {
+      expect((await api.patch(`/v0/topics/${id}`, { title: 'Mine' })).status).toBe(404);
+    }
   });
 });
 

@@ -9,6 +9,8 @@ import { escapeHtml } from '../../shared/html.ts';
  */
 
 const parser = new MarkdownIt('commonmark', { html: true, linkify: false, typographer: false });
+// Every link is read as a link, so that its syntax never shows; which may stay one is decided below.
+parser.validateLink = () => true;
 
 /** Which links may stay links; the others show as their text. */
 export type LinkPolicy = (href: string) => boolean;

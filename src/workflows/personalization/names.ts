@@ -1,11 +1,11 @@
 import { domainToUnicode } from 'node:url';
 import { getDomainWithoutSuffix } from 'tldts';
 
-/** Words short enough to be initials when they stand alone in a domain: hp.com is HP. */
+/** A domain that is one word this short is a company's initials: hp.com is HP. */
 const INITIALS_UP_TO = 2;
 
 function capitalized(word: string): string {
-  return word.length <= INITIALS_UP_TO ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1);
+  return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
 /** A company name a reader would write, made from a domain: "navy-cobol.example" → "Navy Cobol". */
@@ -14,6 +14,8 @@ export function nameFromDomain(domain: string): string {
   const words = domainToUnicode(label)
     .split(/[-_.]+/)
     .filter(Boolean);
+  const [only] = words;
+  if (words.length === 1 && only && only.length <= INITIALS_UP_TO) return only.toUpperCase();
   return words.length > 0 ? words.map(capitalized).join(' ') : domain;
 }
 

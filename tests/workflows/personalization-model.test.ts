@@ -1,0 +1,192 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * The language-model personalizer against a fake OpenAI-compatible server on loopback: one that
+ * answers well, badly, quotes what it must not, or too slowly.
+ */
+
+type Mode =
+  | 'good'
+  | 'not-json'
+  | 'wrong-shape'
+  | 'quotes-note'
+  | 'quotes-context'
+  | 'foreign'
+  | 'link'
+  | 'slow';
+
+interface Seen {
+  model: string;
+  response_format: { type: string; json_schema: { schema: { properties: Record<string, unknown> } } };
+  messages: { role: string; content: string }[];
+}
+
+const NOTE = 'Her budget was cut in half after the merger with Soylent.';
+const CONTEXT = 'Keep quiet about the price rise planned for March.';
+const FOREIGN = 'Globex Rockets reach orbit in nine minutes flat.';
+
+let server: TestServer;
+let api: Client;
+let fake: http.Server;
+let mode: Mode = 'good';
+const seen: Seen[] = [];
+
+function answer(): unknown {
+  const section = (body: string) => ({
+    headline: 'A plan for Initech',
+    subheadline: 'Made for you.',
+    sections: [{ heading: 'Why', body }],
+  });
+  switch (mode) {
+    case 'not-json':
+      return 'Sure! Here is your page.';
+    case 'wrong-shape':
+      return JSON.stringify({ title: 'No headline here' });
+    case 'quotes-note':
+      return JSON.stringify(section(`We know that ${NOTE}`));
+    case 'quotes-context':
+      return JSON.stringify(section(CONTEXT));
+    case 'foreign':
+      return JSON.stringify(section(FOREIGN));
+    case 'link':
+      return JSON.stringify(section('Read [our blog](https://elsewhere.example/blog).'));
+    default:
+      return JSON.stringify(section('Acme ships **faster** than anyone.'));
+  }
+}
+
+beforeAll(async () => {
+  fake = http.createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk) => {
+      body += chunk;
+    });
+    request.on('end', () => {
+      seen.push(JSON.parse(body));
+      const reply = () =>
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: answer() } }] }));
+      if (mode === 'slow') setTimeout(reply, 1500);
+      else reply();
+    });
+  });
+  await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+  const { port } = fake.address() as AddressInfo;
+  server = await startServer({
+    env: {
+      TAILOR_LLM_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      TAILOR_LLM_MODEL: 'fake-model',
+      TAILOR_LLM_TIMEOUT_MS: '300',
+    },
+  });
+  api = await server.newTenant();
+  await api.request('PUT', '/v0/brands/acme', { body: { name: 'Acme', voice: 'Bold and brief.' } });
+  await api.request('PUT', '/v0/brands/globex', { body: { name: 'Globex Rockets' } });
+  const ours = (await api.post('/v0/topics', { title: 'Acme shipping', brandIds: ['acme'] })).body;
+  await api.post(`/v0/topics/${ours.topicId}/entries`, {
+    content: { type: 'text', content: 'Acme ships in a day.' },
+  });
+  const theirs = (await api.post('/v0/topics', { title: 'Globex launches', brandIds: ['globex'] })).body;
+  await api.post(`/v0/topics/${theirs.topicId}/entries`, { content: { type: 'text', content: FOREIGN } });
+});
+afterAll(async () => {
+  await server.close();
+  fake.close();
+});
+
+async function generateWith(next: Mode) {
+  mode = next;
+  seen.length = 0;
+  const person = (
+    await api.post('/v0/persons', { name: 'Ann Lee', email: `ann-${Math.random()}@initech.example` })
+  ).body;
+  await api.post(`/v0/persons/${person.personId}/logs`, { text: NOTE });
+  const page = (
+    await api.post('/v0/pages', {
+      name: 'Shipping plan',
+      pageContext: 'Acme moves stock from port to shelf in a day.',
+      brandId: 'acme',
+      pageType: 'outbound',
+      actions: [
+        {
+          actionId: 'demo',
+          buttonTitle: 'Book a demo',
+          actionType: 'link',
+          url: 'https://acme.example/demo',
+        },
+      ],
+      actionCardWidgets: [],
+      scripts: [],
+    })
+  ).body;
+  const audience = (
+    await api.post(`/v0/pages/${page.pageId}/audiences`, {
+      personId: person.personId,
+      supplementaryContext: CONTEXT,
+    })
+  ).body;
+  await server.worker().drain();
+  const url = `/v0/pages/${page.pageId}/audiences/${audience.audienceId}`;
+  const [latest] = (await api.get(`${url}/versions`)).body.items;
+  return { latest, url };
+}
+
+describe('a language model writes versions', () => {
+  it("asks for structured output, with the brand's voice and topics only and the private guidance marked so", async () => {
+    const { latest } = await generateWith('good');
+    expect(latest).toMatchObject({ state: 'draft', generatedBy: 'fake-model', generationNote: null });
+    expect(latest.content).toMatchObject({ headline: 'A plan for Initech', subheadline: 'Made for you.' });
+    expect(latest.content.actions).toEqual([
+      { actionId: 'demo', buttonTitle: 'Book a demo', purpose: '', url: 'https://acme.example/demo' },
+    ]);
+    expect(seen).toHaveLength(1);
+    const [request] = seen;
+    expect(request?.model).toBe('fake-model');
+    expect(request?.response_format.type).toBe('json_schema');
+    expect(Object.keys(request?.response_format.json_schema.schema.properties ?? {})).toEqual([
+      'headline',
+      'subheadline',
+      'sections',
+    ]);
+    const asked = JSON.parse(request?.messages[1]?.content ?? '{}');
+    expect(asked.brand).toEqual({ name: 'Acme', voice: 'Bold and brief.' });
+    expect(asked.knowledge.map((topic: { title: string }) => topic.title)).toEqual(['Acme shipping']);
+    expect(JSON.stringify(asked)).not.toContain('Globex launches');
+    expect(asked.privateGuidance).toEqual({ context: CONTEXT, notes: [NOTE] });
+    expect(request?.messages[0]?.content).toContain('never quote');
+  });
+
+  it.each([
+    ['answers something that is not JSON', 'not-json', 'not JSON'],
+    ['answers JSON of the wrong shape', 'wrong-shape', 'wrong shape'],
+    ["quotes the person's log", 'quotes-note', "quotes the person's log"],
+    ["quotes the audience's private context", 'quotes-context', "quotes the audience's private context"],
+    ["uses another brand's topic", 'foreign', "another brand's topic"],
+    ["links away from the page's actions", 'link', "not one of the page's actions"],
+  ] as const)(
+    'when it %s, it is asked again, then the built-in personalizer writes the version and says why',
+    async (_label, next, reason) => {
+      const { latest } = await generateWith(next);
+      expect(seen).toHaveLength(2);
+      expect(latest).toMatchObject({ state: 'draft', generatedBy: 'built-in' });
+      expect(latest.generationNote).toContain('fake-model');
+      expect(latest.generationNote).toContain(reason);
+      const shown = JSON.stringify(latest.content);
+      for (const secret of [NOTE, CONTEXT, FOREIGN, 'elsewhere.example']) expect(shown).not.toContain(secret);
+    },
+  );
+
+  it('when it does not answer in time, the version waits for its retry, and is written when the model answers', async () => {
+    const { latest, url } = await generateWith('slow');
+    expect(latest.state).toBe('pending');
+    expect((await api.get(url)).body.status).toBe('pending');
+    mode = 'good';
+    await server.worker().drain(Date.now() + 60_000);
+    const [retried] = (await api.get(`${url}/versions`)).body.items;
+    expect(retried).toMatchObject({ state: 'draft', generatedBy: 'fake-model' });
+  });
+});
