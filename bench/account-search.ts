@@ -55,13 +55,13 @@ for (let done = 0; done < rows; done += BATCH) {
       updated_at: now,
     };
   });
-  await database.db.insertInto('accounts').values(batch).execute();
+  await database.acrossTenants.insertInto('accounts').values(batch).execute();
 }
 const seedSeconds = (Date.now() - seedStart) / 1000;
 // What the hourly statistics refresh (SQLite) or autovacuum (PostgreSQL) does in a running deployment.
 await sql
   .raw(database.dialect.name === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
-  .execute(database.db);
+  .execute(database.acrossTenants);
 
 const app = await buildApp({
   database,

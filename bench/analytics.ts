@@ -16,7 +16,6 @@ import { sql } from 'kysely';
 import { buildApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { TenantDb } from '../src/db/tenant-db.ts';
 import { LocalDiskStorage } from '../src/resources/files/storage.ts';
 import { createPage } from '../src/resources/pages/service.ts';
 import { Signer } from '../src/shared/signing.ts';
@@ -33,7 +32,7 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bench-'));
 const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
 await migrateToLatest(database);
 const tenant = await createTenantWithKey(database, { name: `Analytics bench ${Date.now()}` });
-const db = new TenantDb(tenant.tenantId, database.db, database.dialect);
+const db = database.forTenant(tenant.tenantId);
 const page = await createPage(
   db,
   {
@@ -69,7 +68,7 @@ for (let done = 0; done < total; done += BATCH) {
       time_spent_ms: (n % 60) * 1000,
     };
   });
-  await database.db.insertInto('visit_sessions').values(rows).execute();
+  await database.acrossTenants.insertInto('visit_sessions').values(rows).execute();
 }
 // The rollups the ingestion keeps, built in one pass.
 const hour = sql.raw(`(started_at / ${HOUR}) * ${HOUR}`);
@@ -80,11 +79,11 @@ await sql`INSERT INTO audience_hourly_stats
     sum(CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END),
     sum(CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END), sum(CASE WHEN form_submits > 0 THEN 1 ELSE 0 END)
   FROM visit_sessions WHERE tenant_id = ${tenant.tenantId} GROUP BY tenant_id, audience_id, ${hour}`.execute(
-  database.db,
+  database.acrossTenants,
 );
 await sql
   .raw(database.dialect.name === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
-  .execute(database.db);
+  .execute(database.acrossTenants);
 const seedSeconds = (Date.now() - seedStart) / 1000;
 
 const app = await buildApp({

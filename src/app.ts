@@ -4,12 +4,14 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Redis } from 'ioredis';
 import type { Database } from './db/connection.ts';
 import { requireApiKey } from './http/auth.ts';
+import { acceptJsonBodies } from './http/bodies.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
 import { Problem } from './http/schemas.ts';
+import { refuseUnsafeText } from './http/text.ts';
 import type { Api } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { publicRoutes } from './public/routes.ts';
@@ -27,7 +29,6 @@ import { personRoutes } from './resources/persons/routes.ts';
 import { sessionRoutes } from './resources/sessions/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
-import { AppError } from './shared/errors.ts';
 import type { Signer } from './shared/signing.ts';
 import { resourceNeeds } from './wiring.ts';
 import { accountViewRoutes } from './workflows/account-view/routes.ts';
@@ -70,31 +71,9 @@ function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
 }
 
-/** JSON bodies; an empty body counts as none, so that actions accept `{}` or nothing. */
-function acceptJsonBodies(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string', bodyLimit: BODY_LIMIT },
-    (request, body, done) => {
-      const text = body.toString();
-      if (text === '') return done(null, undefined);
-      parseJson(request, text, (error, value) =>
-        error
-          ? done(new AppError('invalid_json', `The body is not valid JSON: ${error.message}`))
-          : done(null, value),
-      );
-    },
-  );
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && ['POST', 'PATCH', 'PUT'].includes(request.method)) request.body = {};
-  });
-}
-
 /** Authenticated /v0 routes: API key, rate limit per key, idempotent POSTs, problem responses documented. */
 async function apiScope(api: Api, options: AppOptions): Promise<void> {
-  requireApiKey(api, options.database, (apiKey) => authenticate(options.database.db, apiKey));
+  requireApiKey(api, options.database, (apiKey) => authenticate(options.database.acrossTenants, apiKey));
   const rateLimit = createRateLimit({ perSecond: options.rateLimitRps, name: 'key', redis: options.redis });
   api.addHook('onRequest', async (request, reply) => {
     if (request.caller) await rateLimit.take(request.caller.keyId, reply);
@@ -141,7 +120,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     createRateLimit({ perSecond: options.publicRateLimitRps ?? 0, name: 'ip', redis: options.redis }),
   );
   app.setValidatorCompiler(validatorCompiler);
-  acceptJsonBodies(app);
+  acceptJsonBodies(app, BODY_LIMIT);
+  refuseUnsafeText(app);
   registerErrorHandling(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

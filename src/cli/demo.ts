@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { backgroundWork } from '../background.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/connection.ts';
-import { TenantDb } from '../db/tenant-db.ts';
+import type { TenantDb } from '../db/tenant-db.ts';
 import { Worker } from '../jobs/worker.ts';
 import { accountIdForDomain, createAccount } from '../resources/accounts/service.ts';
 import { createAsset } from '../resources/assets/service.ts';
@@ -278,7 +278,7 @@ class Sample {
 /** The `default` tenant: made by prepareDatabase on an empty database, or here when only others exist. */
 async function defaultTenant(database: Database): Promise<{ tenant: Tenant; created?: TenantWithKey }> {
   try {
-    return { tenant: await getTenant(database.db, DEFAULT_TENANT_SLUG) };
+    return { tenant: await getTenant(database.acrossTenants, DEFAULT_TENANT_SLUG) };
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'not_found')) throw error;
     const created = await createTenantWithKey(database, { name: 'Default', slug: DEFAULT_TENANT_SLUG });
@@ -303,7 +303,7 @@ export async function demo(config: Config): Promise<void> {
   const database = await prepareDatabase(config);
   try {
     const { tenant, created } = await defaultTenant(database);
-    const db = new TenantDb(tenant.tenantId, database.db, database.dialect);
+    const db = database.forTenant(tenant.tenantId);
     const links: LinkSigner = { signer: new Signer(resolveSecret(config)), publicUrl: config.publicUrl };
     const storage = await createFileStorage(config);
     const sample = new Sample(db, resourceNeeds(links), storage, links);

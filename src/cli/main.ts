@@ -75,16 +75,16 @@ async function run(args: string[]): Promise<void> {
         createTenantWithKey(database, { name: required(options.name, '--name'), slug: options.slug }),
       );
     case 'keys create':
-      return withDatabase(async ({ db }) => {
+      return withDatabase(async ({ acrossTenants: db }) => {
         const tenant = await getTenant(db, required(options.tenant, '--tenant'));
         return issueKey(db, tenant.tenantId, { readOnly: options['read-only'] === true });
       });
     case 'keys list':
-      return withDatabase(async ({ db }) =>
+      return withDatabase(async ({ acrossTenants: db }) =>
         listKeys(db, (await getTenant(db, required(options.tenant, '--tenant'))).tenantId),
       );
     case 'keys revoke':
-      return withDatabase(({ db }) => revoke(db, required(target, 'KEY_ID')));
+      return withDatabase(({ acrossTenants: db }) => revoke(db, required(target, 'KEY_ID')));
     case 'demo':
       return demo(loadConfig());
     default:

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import {
   type DialectAdapter,
   Kysely,
+  type KyselyPlugin,
   type MigrationLockOptions,
   PostgresDialect,
   SqliteAdapter,
@@ -11,12 +12,33 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { type Dialect, postgresDialect, sqliteDialect } from './dialect.ts';
-import type { AnyTables } from './tenant-db.ts';
+import { type AnyTables, TenantDb } from './tenant-db.ts';
 
-export interface Database {
-  db: Kysely<AnyTables>;
-  dialect: Dialect;
-  close(): Promise<void>;
+/**
+ * The database, through two handles: `forTenant(id)`, whose every statement is limited to one
+ * tenant's rows (what requests and jobs use), and `acrossTenants`, for the few kinds of work that
+ * belong to no one tenant (migrations, API keys and tenants, job claims, purges and pruning), each
+ * of which scopes its changes by the rows' own tenant_id.
+ */
+export class Database {
+  constructor(
+    readonly acrossTenants: Kysely<AnyTables>,
+    readonly dialect: Dialect,
+    private readonly closeConnections: () => Promise<void>,
+  ) {}
+
+  forTenant(tenantId: string): TenantDb {
+    return TenantDb.scoped(tenantId, this.acrossTenants, this.dialect);
+  }
+
+  /** The same database with a Kysely plugin on every statement (tests count queries with one). */
+  withPlugin(plugin: KyselyPlugin): Database {
+    return new Database(this.acrossTenants.withPlugin(plugin), this.dialect, this.closeConnections);
+  }
+
+  close(): Promise<void> {
+    return this.closeConnections();
+  }
 }
 
 export interface DatabaseOptions {
@@ -75,14 +97,10 @@ function openSqlite(dataDir: string): Database {
   const optimize = () => sqlite.pragma('optimize=0x10002');
   optimize();
   const timer = setInterval(optimize, OPTIMIZE_EVERY_MS).unref();
-  return {
-    db,
-    dialect: sqliteDialect,
-    close: () => {
-      clearInterval(timer);
-      return db.destroy();
-    },
-  };
+  return new Database(db, sqliteDialect, () => {
+    clearInterval(timer);
+    return db.destroy();
+  });
 }
 
 function openPostgres(connectionString: string, poolSize: number): Database {
@@ -90,7 +108,7 @@ function openPostgres(connectionString: string, poolSize: number): Database {
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<AnyTables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: postgresDialect, close: () => db.destroy() };
+  return new Database(db, postgresDialect, () => db.destroy());
 }
 
 export function openDatabase(options: DatabaseOptions): Database {

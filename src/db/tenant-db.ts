@@ -6,12 +6,12 @@ import {
   type InsertResult,
   type Kysely,
   type SelectQueryBuilder,
-  type SqlBool,
   sql,
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
 import type { Dialect } from './dialect.ts';
+import { TenantScopePlugin } from './tenant-scope.ts';
 
 /**
  * Tables as a caller that has not said which it uses sees them. Services pass a TenantDb along
@@ -37,37 +37,33 @@ export type TenantTable<Tables> = {
 export type TenantInsert<Tables, T extends keyof Tables> = Omit<Insertable<Tables[T]>, 'tenant_id'>;
 
 /**
- * The only way services reach tenant-owned tables. Every statement it starts is already limited
- * to one tenant (reads, updates and deletes filter on `tenant_id`; inserts set it), so a store
- * cannot forget the tenant: it never sees an unscoped query builder.
+ * The only way services reach tenant-owned tables. Every statement it runs is limited to one
+ * tenant: inserts set `tenant_id`, and TenantScopePlugin adds the tenant condition for every table
+ * a statement reads, changes or joins, subqueries included. A store cannot forget the tenant, and
+ * a join cannot reach another tenant's row through an id that happens to collide.
  */
 export class TenantDb<Tables = AnyTables> {
-  constructor(
+  private constructor(
     readonly tenantId: string,
     private readonly db: Kysely<Tables>,
     readonly dialect: Dialect,
   ) {}
 
-  private ownedBy(table: string) {
-    return sql<SqlBool>`${sql.ref(`${table}.tenant_id`)} = ${this.tenantId}`;
+  /** `db` limited to the tenant `tenantId`. */
+  static scoped<Tables>(tenantId: string, db: Kysely<Tables>, dialect: Dialect): TenantDb<Tables> {
+    return new TenantDb(tenantId, db.withPlugin(new TenantScopePlugin(tenantId)), dialect);
   }
 
   selectFrom<T extends TenantTable<Tables>>(table: T): SelectQueryBuilder<Tables, T, object> {
-    return (this.db.selectFrom(table as never) as unknown as SelectQueryBuilder<Tables, T, object>).where(
-      this.ownedBy(table),
-    );
+    return this.db.selectFrom(table as never) as unknown as SelectQueryBuilder<Tables, T, object>;
   }
 
   updateTable<T extends TenantTable<Tables>>(table: T): UpdateQueryBuilder<Tables, T, T, UpdateResult> {
-    return (
-      this.db.updateTable(table as never) as unknown as UpdateQueryBuilder<Tables, T, T, UpdateResult>
-    ).where(this.ownedBy(table));
+    return this.db.updateTable(table as never) as unknown as UpdateQueryBuilder<Tables, T, T, UpdateResult>;
   }
 
   deleteFrom<T extends TenantTable<Tables>>(table: T): DeleteQueryBuilder<Tables, T, DeleteResult> {
-    return (
-      this.db.deleteFrom(table as never) as unknown as DeleteQueryBuilder<Tables, T, DeleteResult>
-    ).where(this.ownedBy(table));
+    return this.db.deleteFrom(table as never) as unknown as DeleteQueryBuilder<Tables, T, DeleteResult>;
   }
 
   insertInto<T extends TenantTable<Tables>>(
@@ -101,7 +97,6 @@ export class TenantDb<Tables = AnyTables> {
     const row = await (this.db as unknown as Kysely<{ tenant_row_counts: TenantRowCountsTable }>)
       .selectFrom('tenant_row_counts')
       .select('n')
-      .where('tenant_id', '=', this.tenantId)
       .where('name', '=', table)
       .executeTakeFirst();
     return Number(row?.n ?? 0);
@@ -131,7 +126,7 @@ export class TenantDb<Tables = AnyTables> {
     }
   }
 
-  /** Runs `work` in one transaction; inside another transaction it joins that one. */
+  /** Runs `work` in one transaction (whose statements the plugin still scopes); inside another it joins that one. */
   transaction<R>(work: (tx: TenantDb<Tables>) => Promise<R>): Promise<R> {
     if (this.db.isTransaction) return work(this);
     return this.db.transaction().execute((trx) => work(new TenantDb(this.tenantId, trx, this.dialect)));

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/connection.ts';
-import { TenantDb } from '../db/tenant-db.ts';
+import type { TenantDb } from '../db/tenant-db.ts';
 import { AppError } from '../shared/errors.ts';
 
 /** Who is calling: the tenant and key an API key belongs to. */
@@ -46,6 +46,6 @@ export function requireApiKey(scope: FastifyInstance, database: Database, authen
       throw new AppError('forbidden', 'This API key is read-only; it may only make GET requests');
     }
     request.caller = caller;
-    request.tenantDb = new TenantDb(caller.tenantId, database.db, database.dialect);
+    request.tenantDb = database.forTenant(caller.tenantId);
   });
 }

@@ -21,7 +21,7 @@ export async function healthRoutes(app: Api, database: Database): Promise<void> 
     { schema: { tags: ['Operations'], summary: 'The database is reachable', response: { 200: Status } } },
     async () => {
       try {
-        await sql`SELECT 1`.execute(database.db);
+        await sql`SELECT 1`.execute(database.acrossTenants);
       } catch {
         throw new AppError('unavailable', 'The database is not reachable');
       }

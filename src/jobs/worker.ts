@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/connection.ts';
-import { TenantDb } from '../db/tenant-db.ts';
 import { type JobHandler, jobSignals, RetryAt, type RunningJob } from './queue.ts';
 import {
   claimJobs,
@@ -132,7 +131,7 @@ export class Worker {
     const free = this.concurrency - this.running.size;
     if (free <= 0) return started;
     const { database } = this.options;
-    const jobs = await claimJobs(database.db, database.dialect, this.id, free, now, this.leaseMs);
+    const jobs = await claimJobs(database.acrossTenants, database.dialect, this.id, free, now, this.leaseMs);
     for (const job of jobs) this.track(this.runJob(job));
     return started + jobs.length;
   }
@@ -143,7 +142,7 @@ export class Worker {
   }
 
   private async startSchedule(task: ScheduledTask, now: number): Promise<boolean> {
-    const { db } = this.options.database;
+    const { acrossTenants: db } = this.options.database;
     if (!this.scheduled.has(task.name)) {
       await ensureSchedule(db, task.name, now);
       this.scheduled.add(task.name);
@@ -187,16 +186,16 @@ export class Worker {
       payload: JSON.parse(row.payload),
       attempt: row.attempts,
       maxAttempts: row.max_attempts,
-      db: new TenantDb(row.tenant_id, database.db, database.dialect),
+      db: database.forTenant(row.tenant_id),
     };
     const context: JobContext = { database, now: Date.now() };
     await this.withLease(
-      () => extendLease(database.db, row.id, this.id, Date.now() + this.leaseMs),
+      () => extendLease(database.acrossTenants, row.id, this.id, Date.now() + this.leaseMs),
       async () => {
         try {
           if (!handler) throw new Error(`No handler for jobs of kind ${row.kind}`);
           await handler.run(job, context);
-          await settleJob(database.db, row.id, this.id, { state: 'done', now: Date.now() });
+          await settleJob(database.acrossTenants, row.id, this.id, { state: 'done', now: Date.now() });
         } catch (error) {
           await this.fail(job, handler, context, asError(error));
         }
@@ -205,7 +204,7 @@ export class Worker {
   }
 
   private async fail(job: RunningJob, handler: JobHandler | undefined, context: JobContext, error: Error) {
-    const { db } = this.options.database;
+    const { acrossTenants: db } = this.options.database;
     const now = Date.now();
     const last = job.attempt >= job.maxAttempts;
     this.options.logger.warn({ err: error, jobId: job.id, attempt: job.attempt, last }, 'job attempt failed');

@@ -1,4 +1,5 @@
 import cors from '@fastify/cors';
+import { acceptBeaconBodies } from '../http/bodies.ts';
 import type { Api } from '../http/types.ts';
 import { eventRoutes } from './event-routes.ts';
 import { formRoutes } from './form-routes.ts';
@@ -13,15 +14,7 @@ const BEACON_LIMIT = 64 * 1024;
 export async function publicRoutes(app: Api): Promise<void> {
   app.addHook('onRequest', (request, reply) => app.publicRateLimit.take(request.ip, reply));
   await app.register(cors, { origin: '*', methods: ['GET', 'POST'], maxAge: 86_400 });
-  // navigator.sendBeacon sends a string body as text/plain; it carries JSON all the same.
-  app.addContentTypeParser(
-    'text/plain',
-    { parseAs: 'string', bodyLimit: BEACON_LIMIT },
-    (request, body, done) => {
-      const parse = app.getDefaultJsonParser('error', 'error');
-      parse(request, body.toString(), done);
-    },
-  );
+  acceptBeaconBodies(app, BEACON_LIMIT);
   await app.register(pageRoutes);
   await app.register(eventRoutes);
   await app.register(formRoutes);

@@ -1,5 +1,5 @@
 import type { Database } from '../db/connection.ts';
-import { TenantDb } from '../db/tenant-db.ts';
+import type { TenantDb } from '../db/tenant-db.ts';
 import { invalidField } from '../shared/errors.ts';
 import type { Signer } from '../shared/signing.ts';
 
@@ -59,5 +59,5 @@ export function requireToken(
 ): { token: PageToken; db: TenantDb } {
   const token = readToken(server.signer, value, Date.now());
   if (!token) throw invalidField('/body/token', 'is not a valid, unexpired page token');
-  return { token, db: new TenantDb(token.tenantId, server.database.db, server.database.dialect) };
+  return { token, db: server.database.forTenant(token.tenantId) };
 }

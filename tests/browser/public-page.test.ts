@@ -135,7 +135,7 @@ async function publishedPage(): Promise<{ url: string; pageId: string; audienceI
     }),
     201,
   );
-  const { slug } = await getTenant(server.database.db, api.tenantId);
+  const { slug } = await getTenant(server.database.acrossTenants, api.tenantId);
   return { url: `${server.url}/p/${slug}/spring/jane`, pageId: page.pageId, audienceId: audience.audienceId };
 }
 

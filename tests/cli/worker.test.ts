@@ -59,7 +59,7 @@ describe('tailor worker', () => {
     try {
       let jobs: { state: string; attempts: number; locked_by: string | null }[] = [];
       for (let i = 0; i < 300; i++) {
-        jobs = await database.db
+        jobs = await database.acrossTenants
           .selectFrom('jobs')
           .select(['state', 'attempts', 'locked_by'])
           .where('kind', '=', GENERATE_JOB)
@@ -69,7 +69,7 @@ describe('tailor worker', () => {
       }
       expect(jobs).toHaveLength(AUDIENCES);
       expect(jobs.every((job) => job.state === 'done' && job.attempts === 1)).toBe(true);
-      const states = await database.db
+      const states = await database.acrossTenants
         .selectFrom('audience_versions')
         .select(['state'])
         .where('version_number', '=', 1)

@@ -43,12 +43,12 @@ describe('upgrading a database made before migrations 0011 and 0012', () => {
           .map(([name, migration]) => [name === '0009_sessions' ? '0009_visitors' : name, migration]),
       );
       const oldRun = await new Migrator({
-        db: database.db,
+        db: database.acrossTenants,
         provider: { getMigrations: async () => older },
       }).migrateToLatest();
       expect(oldRun.error).toBeUndefined();
 
-      const db = database.db;
+      const db = database.acrossTenants;
       const at = 1_700_000_000_000;
       await db.insertInto('tenants').values({ id: 't1', slug: 't1', name: 'T', created_at: at }).execute();
       const account = (id: string, domain: string) => ({

@@ -15,8 +15,8 @@ afterAll(() => database.close());
 /** The database's plan for an account search, with sequential scans discouraged on PostgreSQL. */
 async function planOf(query: string): Promise<string> {
   const where = database.dialect.substringMatch('accounts', ['name', 'domain'], query);
-  const compiled = database.db.selectFrom('accounts').select('id').where(where).compile();
-  return database.db.transaction().execute(async (trx) => {
+  const compiled = database.acrossTenants.selectFrom('accounts').select('id').where(where).compile();
+  return database.acrossTenants.transaction().execute(async (trx) => {
     // A small test table is cheaper to scan; the question here is whether the index can serve.
     if (onPostgres) await sql`SET LOCAL enable_seqscan = off`.execute(trx);
     const explain = onPostgres ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';

@@ -191,7 +191,7 @@ function otherBrandsText(brand: BrandSpec): string[] {
 export async function makeFixtures(server: TestServer): Promise<{ client: Client; fixtures: Fixture[] }> {
   const client = await server.newTenant();
   await brandKnowledge(client);
-  const slug = (await getTenant(server.database.db, client.tenantId)).slug;
+  const slug = (await getTenant(server.database.acrossTenants, client.tenantId)).slug;
   const pending: Omit<Fixture, 'url' | 'preview'>[] = [];
   for (const [b, brand] of BRANDS.entries()) {
     for (const [t, pageType] of PAGE_TYPES.entries()) {

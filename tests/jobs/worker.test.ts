@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { TenantDb } from '../../src/db/tenant-db.ts';
+import type { TenantDb } from '../../src/db/tenant-db.ts';
 import { enqueue, type JobHandler, RetryAt } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { ScheduledTask } from '../../src/jobs/types.ts';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   database = onPostgres ? await testDatabase() : openDatabase({ databaseUrl: undefined, dataDir });
   await migrateToLatest(database);
   const created = await createTenantWithKey(database, { name: `Jobs ${Math.random()}` });
-  tenant = new TenantDb(created.tenantId, database.db, database.dialect);
+  tenant = database.forTenant(created.tenantId);
 });
 afterAll(() => database.close());
 
@@ -37,7 +37,7 @@ function worker(handlers: JobHandler[], options: Partial<WorkerOptions> = {}, on
 }
 
 async function jobRow(id: string) {
-  return database.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return database.acrossTenants.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
 const kind = (name: string) => `test.${name}.${Math.random().toString(36).slice(2)}`;
@@ -128,7 +128,7 @@ describe('jobs', () => {
     };
     const id = await enqueue(tenant, handler.kind, {});
     const now = Date.now();
-    const claimed = await claimJobs(database.db, database.dialect, 'worker_dead', 100, now, 5_000);
+    const claimed = await claimJobs(database.acrossTenants, database.dialect, 'worker_dead', 100, now, 5_000);
     expect(claimed.map((job) => job.id)).toContain(id);
     const runner = worker([handler]);
     await runner.drain(now + 1_000);

@@ -28,7 +28,7 @@ const queries = new QueryCounter();
 
 beforeAll(async () => {
   base = await testDatabase();
-  server = await startServer({ database: { ...base, db: base.db.withPlugin(queries) } });
+  server = await startServer({ database: base.withPlugin(queries) });
   api = await server.newTenant();
   visitor = server.anonymous();
 });
@@ -61,7 +61,7 @@ interface Published {
 let paths = 0;
 
 async function slugOf(client: Client): Promise<string> {
-  return (await getTenant(server.database.db, client.tenantId)).slug;
+  return (await getTenant(server.database.acrossTenants, client.tenantId)).slug;
 }
 
 function ok<T extends { status: number; body: unknown }>(response: T, status = 200): T {
@@ -507,7 +507,7 @@ describe('escaping', () => {
 
   it('links only to safe URLs, even when generated content names another kind', async () => {
     const published = await publishPage({}, {}, { personalize: false });
-    await server.database.db
+    await server.database.acrossTenants
       .updateTable('audience_versions')
       .set({
         content: JSON.stringify({
@@ -527,7 +527,8 @@ describe('escaping', () => {
 });
 
 describe('brands', () => {
-  const tenantName = async (client: Client) => (await getTenant(server.database.db, client.tenantId)).name;
+  const tenantName = async (client: Client) =>
+    (await getTenant(server.database.acrossTenants, client.tenantId)).name;
 
   it("serves a page in its brand: name, logo and website in the header, colours, footer text; never the tenant's name", async () => {
     const client = await server.newTenant();
@@ -587,7 +588,7 @@ describe('brands', () => {
 describe('copy and widgets', () => {
   it('renders markdown copy as HTML, never its marks; links only to safe addresses', async () => {
     const published = await publishPage({}, {}, { personalize: false });
-    await server.database.db
+    await server.database.acrossTenants
       .updateTable('audience_versions')
       .set({
         content: JSON.stringify({

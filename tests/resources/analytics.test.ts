@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TenantDb } from '../../src/db/tenant-db.ts';
+import type { TenantDb } from '../../src/db/tenant-db.ts';
 import { issueToken } from '../../src/public/token.ts';
 import { AudienceAnalytics } from '../../src/resources/sessions/schema.ts';
 import type { Visit } from '../../src/resources/sessions/service.ts';
@@ -63,7 +63,7 @@ async function setup(client = api, audiences = 2, personId?: string): Promise<Se
     audiences: ids,
     linkId: link.pageLinkId,
     token,
-    db: new TenantDb(client.tenantId, server.database.db, server.database.dialect),
+    db: server.database.forTenant(client.tenantId),
   };
 }
 
@@ -77,7 +77,7 @@ let sessionCounter = 0;
 const sessionId = () => `session-${Date.now()}-${++sessionCounter}`;
 
 async function storedSessions(audienceId: string) {
-  return server.database.db
+  return server.database.acrossTenants
     .selectFrom('sessions')
     .selectAll()
     .where('audience_id', '=', audienceId)
@@ -347,7 +347,7 @@ describe('GET /v0/pages/{id}/analytics/audiences', () => {
   it('answers from the hourly rollups', async () => {
     const s = await setup();
     await seed(s);
-    const hours = await server.database.db
+    const hours = await server.database.acrossTenants
       .selectFrom('audience_hourly_stats')
       .select(['hour', 'sessions', 'bounces'])
       .where('audience_id', '=', s.audiences[0] as string)

@@ -566,7 +566,7 @@ describe('GET /v0/assets/trash', () => {
     expect(await search('%')).toEqual([]);
     expect(await search('')).toHaveLength(4);
     // Tags are set by the service only (no endpoint writes them yet); they are searched too.
-    await server.database.db
+    await server.database.acrossTenants
       .updateTable('assets')
       .set({ tags: JSON.stringify(['brand-kit', 'q3']), tags_text: 'brand-kit\nq3' })
       .where('id', '=', byName.Gamma as string)
@@ -636,7 +636,7 @@ describe('GET /v0/assets/trash', () => {
 describe('substring search index', () => {
   /** The database's plan for a search of assets, with sequential scans discouraged on PostgreSQL. */
   async function planOf(query: string): Promise<string> {
-    const { db, dialect } = server.database;
+    const { acrossTenants: db, dialect } = server.database;
     const where = dialect.substringMatch('assets', ['name', 'purpose', 'tags_text'], query);
     const compiled = db.selectFrom('assets').select('id').where(where).compile();
     return db.transaction().execute(async (trx) => {
@@ -774,7 +774,7 @@ describe('purgeTrashedAssets', () => {
     recent = await newAsset('Took the file up', tenant);
     const fileId = (await tenant.get(`/v0/assets/${recent.assetId}`)).body.data.fileId;
     // As if the purge gave the file up just before this asset's transaction committed.
-    await giveUp(server.database.db, tenant.tenantId, fileId, Date.now());
+    await giveUp(server.database.acrossTenants, tenant.tenantId, fileId, Date.now());
     expect((await tenant.get(`/v0/files/${fileId}`)).body.downloadUrl).toBeNull();
     await purgeTrashedAssets().run(server.jobContext(Date.now()));
     const file = (await tenant.get(`/v0/files/${fileId}`)).body;

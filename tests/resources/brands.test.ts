@@ -120,7 +120,7 @@ describe('PUT /v0/brands/{brand_id}', () => {
 
   it('is 403 for a read-only key', async () => {
     const { apiKey } = await import('../../src/resources/api-keys/service.ts').then(({ issueKey }) =>
-      issueKey(server.database.db, api.tenantId, { readOnly: true }),
+      issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true }),
     );
     const response = await api.as(apiKey).request('PUT', `/v0/brands/${brandId()}`, { body: FULL });
     expect(response.status).toBe(403);

@@ -81,7 +81,7 @@ function fetchLink(url: string) {
 }
 
 async function fileCount(tenantId: string): Promise<number> {
-  const row = await server.database.db
+  const row = await server.database.acrossTenants
     .selectFrom('files')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('tenant_id', '=', tenantId)

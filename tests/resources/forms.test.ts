@@ -1,5 +1,4 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { TenantDb } from '../../src/db/tenant-db.ts';
 import type { JobHandler } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
@@ -98,7 +97,7 @@ async function settle(worker: Worker = server.worker()): Promise<void> {
 }
 
 function submissionRow(id: string) {
-  return server.database.db
+  return server.database.acrossTenants
     .selectFrom('form_submissions')
     .selectAll()
     .where('id', '=', id)
@@ -106,7 +105,7 @@ function submissionRow(id: string) {
 }
 
 async function storedCount(tenantId: string): Promise<{ submissions: number; events: number; jobs: number }> {
-  const { db } = server.database;
+  const { acrossTenants: db } = server.database;
   const count = async (table: 'form_submissions' | 'events' | 'jobs') => {
     const row = await db
       .selectFrom(table)
@@ -196,7 +195,7 @@ describe('POST /v0/public/forms', () => {
     const response = await submit({ token, sessionId, fields: { email: `kim@${domain()}` } });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     expect((await submissionRow(response.body.formSubmissionId))?.session_id).toBe(sessionId);
-    const session = await server.database.db
+    const session = await server.database.acrossTenants
       .selectFrom('sessions')
       .select(['form_submits', 'audience_id'])
       .where('tenant_id', '=', origin.tenantId)
@@ -214,12 +213,12 @@ describe('POST /v0/public/forms', () => {
 
   it("accepts the token of a served page, sent as the page's own form sends it", async () => {
     const { origin, hooks } = await setup();
-    const tenant = await server.database.db
+    const tenant = await server.database.acrossTenants
       .selectFrom('tenants')
       .select('slug')
       .where('id', '=', origin.tenantId)
       .executeTakeFirstOrThrow();
-    const link = await server.database.db
+    const link = await server.database.acrossTenants
       .selectFrom('page_links')
       .select('path')
       .where('id', '=', origin.pageLinkId)
@@ -256,7 +255,7 @@ describe('POST /v0/public/forms', () => {
       audience_id: origin.audienceId,
       session_id: sessionId,
     });
-    const session = await server.database.db
+    const session = await server.database.acrossTenants
       .selectFrom('sessions')
       .select(['audience_id', 'form_submits'])
       .where('tenant_id', '=', origin.tenantId)
@@ -535,7 +534,7 @@ describe('crashes', () => {
     const response = await submit({ token, email, fields: { name: 'Sam Survivor' } });
     expect(response.status).toBe(201);
     const now = Date.now();
-    const { db, dialect } = server.database;
+    const { acrossTenants: db, dialect } = server.database;
     // A worker takes every due job, enrichment included, and dies without finishing any.
     const leased = await claimJobs(db, dialect, 'worker_that_died', 1000, now, 10_000);
     expect(leased.some((job) => job.kind === ENRICH_JOB)).toBe(true);
@@ -566,7 +565,7 @@ describe('crashes', () => {
       name: 'should-not-be-asked',
       enrich: () => Promise.reject(new Error('asked about a settled submission')),
     });
-    const tenantDb = new TenantDb(client.tenantId, server.database.db, server.database.dialect);
+    const tenantDb = server.database.forTenant(client.tenantId);
     await handler.run(
       {
         id: 'job_x',

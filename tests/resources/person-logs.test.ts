@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TenantDb } from '../../src/db/tenant-db.ts';
 import { addActivity } from '../../src/resources/persons/log-service.ts';
 import { PersonLog, PersonLogList, Success } from '../../src/resources/persons/schema.ts';
 import { expectSchema } from '../helpers/schema.ts';
@@ -55,11 +54,7 @@ describe('GET /v0/persons/{id}/logs', () => {
   it('lists notes and activity newest first', async () => {
     const person = (await api.post('/v0/persons', { name: 'Lister' })).body.personId;
     await api.post(logsOf(person), { text: 'one' });
-    await addActivity(
-      new TenantDb(api.tenantId, server.database.db, server.database.dialect),
-      person,
-      'Submitted a form',
-    );
+    await addActivity(server.database.forTenant(api.tenantId), person, 'Submitted a form');
     await api.post(logsOf(person), { text: 'three' });
     const response = await api.get(logsOf(person));
     expect(response.status).toBe(200);
@@ -104,11 +99,7 @@ describe('PATCH /v0/persons/{id}/logs/{logId}', () => {
   });
 
   it('refuses to edit an activity entry with 409 invalid_state', async () => {
-    const activity = await addActivity(
-      new TenantDb(api.tenantId, server.database.db, server.database.dialect),
-      personId,
-      'Form enriched',
-    );
+    const activity = await addActivity(server.database.forTenant(api.tenantId), personId, 'Form enriched');
     const response = await api.patch(`${logsOf(personId)}/${activity.personLogId}`, { text: 'edited' });
     expect(response.status).toBe(409);
     expect(response.body.code).toBe('invalid_state');

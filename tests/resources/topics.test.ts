@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TenantDb } from '../../src/db/tenant-db.ts';
 import { MAX_SAFE } from '../../src/http/schemas.ts';
 import { Topic, TopicEntry, TopicList } from '../../src/resources/topics/schema.ts';
 import { topicsForBrand } from '../../src/resources/topics/service.ts';
@@ -682,7 +681,7 @@ describe('topicsForBrand', () => {
     await addEntry(a.topicId, { content: text('a1') }, tenant);
     await createTopic({ title: 'Elsewhere' }, await server.newTenant());
 
-    const db = new TenantDb(tenant.tenantId, server.database.db, server.database.dialect);
+    const db = server.database.forTenant(tenant.tenantId);
     const { own, others } = await topicsForBrand(db, 'acme');
     for (const topic of [...own, ...others]) expectSchema(Topic, topic);
     expect(own.map((t) => t.topicId)).toEqual([a.topicId, c.topicId, b.topicId]);
@@ -697,8 +696,8 @@ describe('search index', () => {
   /** The database's plan for a query, with sequential scans discouraged on PostgreSQL. */
   async function planOf(table: 'topics' | 'topic_entries', columns: string[]): Promise<string> {
     const where = server.database.dialect.substringMatch(table, columns, 'pricing');
-    const compiled = server.database.db.selectFrom(table).select('id').where(where).compile();
-    return server.database.db.transaction().execute(async (trx) => {
+    const compiled = server.database.acrossTenants.selectFrom(table).select('id').where(where).compile();
+    return server.database.acrossTenants.transaction().execute(async (trx) => {
       // A small test table is cheaper to scan; the question here is whether the index can serve.
       if (onPostgres) await sql`SET LOCAL enable_seqscan = off`.execute(trx);
       const explain = onPostgres ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';

@@ -158,7 +158,7 @@ async function settle(worker = server.worker()): Promise<void> {
 
 /** When the subscription's current failing streak began (internal: not in the API). */
 async function failingSince(subscriptionId: string): Promise<number | null | undefined> {
-  const row = await server.database.db
+  const row = await server.database.acrossTenants
     .selectFrom('webhook_subscriptions')
     .select('failing_since')
     .where('id', '=', subscriptionId)
@@ -694,7 +694,7 @@ describe('delivery', () => {
     expect(() => verify(`whsec_${randomBytes(32).toString('base64')}`, during)).toThrow();
 
     // Once the overlap is over, the old secret no longer signs.
-    await server.database.db
+    await server.database.acrossTenants
       .updateTable('webhook_subscriptions')
       .set({ previous_secret_until: Date.now() - 1 })
       .where('id', '=', created.subscriptionId)
@@ -822,7 +822,7 @@ describe('retries', () => {
     const hooks = await receiver(() => ({ status }));
     const client = await server.newTenant();
     const created = await subscribe(client, { url: hooks.url, events: ['page.version.created'] });
-    await server.database.db
+    await server.database.acrossTenants
       .updateTable('webhook_subscriptions')
       .set({ failing_since: Date.now() - 5 * DAY - MINUTE })
       .where('id', '=', created.subscriptionId)
@@ -910,7 +910,7 @@ describe('restarts', () => {
     const created = await subscribe(client, { url: hooks.url });
     await createAudience(client, { autoPublish: true });
     const now = Date.now();
-    const { db, dialect } = server.database;
+    const { acrossTenants: db, dialect } = server.database;
     const leased = await claimJobs(db, dialect, 'worker_that_died', 1000, now, 10_000);
     expect(leased.some((job) => job.kind === DELIVER_JOB)).toBe(true);
 

@@ -179,15 +179,15 @@ export async function removeGivenUpBytes(
   stillUsed: (tenantId: string, fileId: string) => Promise<boolean>,
 ): Promise<void> {
   for (;;) {
-    const batch = await filesAwaitingRemoval(database.db, REMOVAL_BATCH);
+    const batch = await filesAwaitingRemoval(database.acrossTenants, REMOVAL_BATCH);
     for (const file of batch) {
       if (await stillUsed(file.tenant_id, file.id)) {
-        await reviveFile(database.db, file);
+        await reviveFile(database.acrossTenants, file);
         continue;
       }
       await storage.remove(storageKey(file.tenant_id, file.id, 'original'));
       if (file.has_preview === 1) await storage.remove(storageKey(file.tenant_id, file.id, 'preview'));
-      await markBytesRemoved(database.db, file, now);
+      await markBytesRemoved(database.acrossTenants, file, now);
     }
     if (batch.length < REMOVAL_BATCH) return;
   }

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/connection.ts';
-import { TenantDb } from '../../db/tenant-db.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
 import type { Audience, VersionContent } from '../../resources/audiences/schema.ts';
 import * as audiences from '../../resources/audiences/service.ts';
 import type { Brand } from '../../resources/brands/schema.ts';
@@ -30,7 +30,7 @@ export interface PageView extends PageShown {
 }
 
 async function tenantAt(database: Database, slug: string): Promise<Tenant | undefined> {
-  const tenant = await tenants.getTenant(database.db, slug).catch((error: unknown) => {
+  const tenant = await tenants.getTenant(database.acrossTenants, slug).catch((error: unknown) => {
     if (error instanceof AppError && error.code === 'not_found') return undefined;
     throw error;
   });
@@ -49,7 +49,7 @@ export async function resolvePageView(
 ): Promise<PageView | undefined> {
   const tenant = await tenantAt(database, tenantSlug);
   if (!tenant) return undefined;
-  const db = new TenantDb(tenant.tenantId, database.db, database.dialect);
+  const db = database.forTenant(tenant.tenantId);
   const link = await pageLinks.liveLinkAt(db, path);
   const published = link ? await audiences.publishedContent(db, link.target.audienceId) : undefined;
   if (!link || !published) return undefined;

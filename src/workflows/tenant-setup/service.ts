@@ -9,10 +9,10 @@ export type TenantWithKey = Tenant & { keyId: string; apiKey: string };
 
 /** Creates a tenant together with its first API key, in one transaction. */
 export async function createTenantWithKey(
-  database: Pick<Database, 'db' | 'dialect'>,
+  database: Database,
   input: { name: string; slug?: string; apiKey?: string },
 ): Promise<TenantWithKey> {
-  return database.db.transaction().execute(async (trx: Kysely<AnyTables>) => {
+  return database.acrossTenants.transaction().execute(async (trx: Kysely<AnyTables>) => {
     const tenant = await createTenant(trx, database.dialect, input);
     const key: IssuedKey = await issueKey(trx, tenant.tenantId, { apiKey: input.apiKey });
     return { ...tenant, keyId: key.keyId, apiKey: key.apiKey };
@@ -25,10 +25,10 @@ export async function createTenantWithKey(
  * started at the same moment won the race.
  */
 export async function bootstrapDefaultTenant(
-  database: Pick<Database, 'db' | 'dialect'>,
+  database: Database,
   apiKey: string | undefined,
 ): Promise<TenantWithKey | undefined> {
-  if (!(await isEmpty(database.db))) return undefined;
+  if (!(await isEmpty(database.acrossTenants))) return undefined;
   try {
     return await createTenantWithKey(database, { name: 'Default', slug: DEFAULT_TENANT_SLUG, apiKey });
   } catch (error) {

@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError, invalidField } from '../shared/errors.ts';
+
+/**
+ * Text that no database keeps as sent: U+0000 (PostgreSQL refuses it) and halves of a surrogate
+ * pair (no UTF-8 can hold them). Refused everywhere, the same way on both databases: 400 in a body
+ * or a query string, 404 in a path (a malformed id names nothing).
+ */
+function isUnsafe(text: string): boolean {
+  return text.includes('\u0000') || !text.isWellFormed();
+}
+
+function pointer(token: string): string {
+  return token.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** The JSON pointer of the first unsafe string or key in `value`, under `root`; undefined when there is none. */
+export function unsafeTextAt(value: unknown, root: string): string | undefined {
+  const pending: [unknown, string][] = [[value, root]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, path] = next;
+    if (typeof item === 'string') {
+      if (isUnsafe(item)) return path;
+    } else if (item !== null && typeof item === 'object' && !Buffer.isBuffer(item)) {
+      for (const [key, child] of Object.entries(item)) {
+        const childPath = `${path}/${pointer(key)}`;
+        if (isUnsafe(key)) return childPath;
+        pending.push([child, childPath]);
+      }
+    }
+  }
+  return undefined;
+}
+
+const MESSAGE = 'must not contain U+0000 or an unpaired surrogate';
+
+/** Refuses unsafe text in every request's path parameters, query string and body, before validation. */
+export function refuseUnsafeText(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    if (unsafeTextAt(request.params, '/params'))
+      throw new AppError('not_found', 'A path parameter is malformed: nothing is found there');
+    const inQuery = unsafeTextAt(request.query, '/querystring');
+    if (inQuery) throw invalidField(inQuery, MESSAGE);
+    const inBody = unsafeTextAt(request.body, '/body');
+    if (inBody) throw invalidField(inBody, MESSAGE);
+  });
+}
