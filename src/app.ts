@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { Database } from './db/connection.ts';
 import { requireApiKey } from './http/auth.ts';
 import { acceptJsonBodies } from './http/bodies.ts';
+import { clientLimits, refuseLongUrls } from './http/client-errors.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
@@ -29,6 +30,7 @@ import { personRoutes } from './resources/persons/routes.ts';
 import { sessionRoutes } from './resources/sessions/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
+import { AppError } from './shared/errors.ts';
 import type { Signer } from './shared/signing.ts';
 import { resourceNeeds } from './wiring.ts';
 import { accountViewRoutes } from './workflows/account-view/routes.ts';
@@ -46,6 +48,8 @@ export interface AppOptions {
   rateLimitRps: number;
   /** Requests per second per client IP on the public side; 0 turns the limit off. */
   publicRateLimitRps?: number;
+  /** Failed authentications per second per client IP (burst four times that); 0 turns the limit off. */
+  authFailureRps?: number;
   redis?: Redis;
   logger?: FastifyServerOptions['logger'];
 }
@@ -73,8 +77,25 @@ function requestIdOf(header: string | string[] | undefined): string {
 
 /** Authenticated /v0 routes: API key, rate limit per key, idempotent POSTs, problem responses documented. */
 async function apiScope(api: Api, options: AppOptions): Promise<void> {
-  requireApiKey(api, options.database, (apiKey) => authenticate(options.database.acrossTenants, apiKey));
-  const rateLimit = createRateLimit({ perSecond: options.rateLimitRps, name: 'key', redis: options.redis });
+  const failures = createRateLimit({
+    perSecond: options.authFailureRps ?? 0,
+    burst: (options.authFailureRps ?? 0) * 4,
+    name: 'auth-failure',
+    counts: 'failed authentications',
+    redis: options.redis,
+  });
+  requireApiKey(api, {
+    database: options.database,
+    authenticate: (apiKey) => authenticate(options.database.acrossTenants, apiKey),
+    failures,
+  });
+  const rateLimit = createRateLimit({
+    perSecond: options.rateLimitRps,
+    burst: options.rateLimitRps * 2,
+    name: 'key',
+    counts: 'requests',
+    redis: options.redis,
+  });
   api.addHook('onRequest', async (request, reply) => {
     if (request.caller) await rateLimit.take(request.caller.keyId, reply);
   });
@@ -107,7 +128,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
-    return503OnClosing: true,
+    // Draining answers its own 503 problem (below) rather than Fastify's plain one.
+    return503OnClosing: false,
+    ...clientLimits(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('signer', options.signer);
@@ -117,17 +140,28 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
   app.decorate(
     'publicRateLimit',
-    createRateLimit({ perSecond: options.publicRateLimitRps ?? 0, name: 'ip', redis: options.redis }),
+    createRateLimit({
+      perSecond: options.publicRateLimitRps ?? 0,
+      burst: (options.publicRateLimitRps ?? 0) * 2,
+      name: 'ip',
+      counts: 'requests',
+      redis: options.redis,
+    }),
   );
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app, BODY_LIMIT);
   refuseUnsafeText(app);
-  registerErrorHandling(app);
+  registerErrorHandling(app, (error) => options.database.isUnavailable(error));
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  // While draining, answers close their connection so that keep-alive clients do not hold the process open.
+  refuseLongUrls(app);
+  // While draining, new requests on kept-alive connections are refused and every answer closes its
+  // connection, so that clients move to another node and do not hold this process open.
   app.decorate('draining', false);
+  app.addHook('onRequest', async () => {
+    if (app.draining) throw new AppError('unavailable', 'This server is shutting down; retry the request');
+  });
   app.addHook('onSend', async (_request, reply) => {
     if (app.draining) reply.header('connection', 'close');
   });

@@ -12,6 +12,8 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   rateLimitRps: number;
   publicRateLimitRps: number;
+  /** Failed authentications per second per client IP, with a burst of four times that. */
+  authFailureRps: number;
   redisUrl: string | undefined;
   /** Background job runners in this process; 0 leaves background work to other nodes. */
   workers: number;
@@ -162,6 +164,7 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapApiKey: minLength(env, 'TAILOR_BOOTSTRAP_API_KEY', 32),
     rateLimitRps: integer(env, 'TAILOR_RATE_LIMIT_RPS', 100, 0, 1_000_000),
     publicRateLimitRps: integer(env, 'TAILOR_PUBLIC_RATE_LIMIT_RPS', 20, 0, 1_000_000),
+    authFailureRps: integer(env, 'TAILOR_AUTH_FAILURE_RPS', 5, 0, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     workers: integer(env, 'TAILOR_WORKERS', 1, 0, 64),
     llmBaseUrl: url(env, 'TAILOR_LLM_BASE_URL', ['http:', 'https:']),

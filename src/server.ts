@@ -100,6 +100,7 @@ export async function serve(config: Config): Promise<void> {
     allowPrivateWebhooks: config.webhookAllowPrivate,
     rateLimitRps: config.rateLimitRps,
     publicRateLimitRps: config.publicRateLimitRps,
+    authFailureRps: config.authFailureRps,
     redis,
     logger: { level: config.logLevel },
   });

@@ -36,6 +36,11 @@ export class Database {
     return new Database(this.acrossTenants.withPlugin(plugin), this.dialect, this.closeConnections);
   }
 
+  /** Whether `error` means the database is away (see Dialect.isUnavailable), not that the statement is wrong. */
+  isUnavailable(error: unknown): boolean {
+    return this.dialect.isUnavailable(error);
+  }
+
   close(): Promise<void> {
     return this.closeConnections();
   }
@@ -104,7 +109,14 @@ function openSqlite(dataDir: string): Database {
 }
 
 function openPostgres(connectionString: string, poolSize: number): Database {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+  // A database that does not answer a connection within 5 s is away: requests fail with 503 rather
+  // than wait without end, and keep-alive notices a connection whose peer has vanished.
+  const pool = new pg.Pool({
+    connectionString,
+    max: poolSize,
+    connectionTimeoutMillis: 5_000,
+    keepAlive: true,
+  });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<AnyTables>({ dialect: new PostgresDialect({ pool }) });

@@ -24,6 +24,12 @@ export interface Dialect {
   /** True when any of the table's columns contains `query`, case-insensitively. */
   substringMatch(table: string, columns: string[], query: string): Expression<SqlBool>;
   isUniqueViolation(error: unknown): boolean;
+  /**
+   * True when a statement failed because the database could not be reached or is not taking work
+   * now (connection refused, lost or timed out, shutting down, busy past the wait): worth retrying
+   * later, and the caller's fault in no way.
+   */
+  isUnavailable(error: unknown): boolean;
   /** Keeps `tenant_row_counts` up to date for `table` with triggers, so a tenant's total needs no count. */
   createRowCounter(db: Kysely<unknown>, table: string): Promise<void>;
   /**
@@ -133,9 +139,29 @@ export const sqliteDialect: Dialect = {
     const code = (error as { code?: unknown })?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
   },
+  isUnavailable(error) {
+    const code = (error as { code?: unknown })?.code;
+    return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+  },
   skipLocked: (query) => query,
   lockUntilCommit: async () => {},
 };
+
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+/** Connection exceptions (08), too many connections (53300), shutdown and startup (57P01–57P03). */
+const POSTGRES_UNAVAILABLE = /^(08...|53300|57P0[123])$/;
+/** What node-postgres says, without a code, about a connection that broke or never came. */
+const CONNECTION_LOST =
+  /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Client was closed/i;
 
 export const postgresDialect: Dialect = {
   name: 'postgres',
@@ -186,6 +212,13 @@ export const postgresDialect: Dialect = {
   },
   isUniqueViolation(error) {
     return (error as { code?: unknown })?.code === '23505';
+  },
+  isUnavailable(error) {
+    if (!(error instanceof Error)) return false;
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && (NETWORK_ERRORS.has(code) || POSTGRES_UNAVAILABLE.test(code)))
+      return true;
+    return CONNECTION_LOST.test(error.message);
   },
   skipLocked: (query) => query.forUpdate().skipLocked(),
   async lockUntilCommit(db, key) {

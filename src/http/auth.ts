@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/connection.ts';
 import type { TenantDb } from '../db/tenant-db.ts';
 import { AppError } from '../shared/errors.ts';
+import type { RateLimit } from './rate-limit.ts';
 
 /** Who is calling: the tenant and key an API key belongs to. */
 export interface Caller {
@@ -30,16 +31,36 @@ async function identify(authenticate: Authenticate, request: FastifyRequest): Pr
   return authenticate(apiKey);
 }
 
-/** Every route registered in `scope` after this needs a live API key; read-only keys may only read. */
-export function requireApiKey(scope: FastifyInstance, database: Database, authenticate: Authenticate): void {
+export interface ApiKeyOptions {
+  database: Database;
+  authenticate: Authenticate;
+  /** Counts failed authentications per client IP: guessing keys is slowed down to this rate. */
+  failures: RateLimit;
+}
+
+function isAuthenticationFailure(error: unknown): boolean {
+  return error instanceof AppError && (error.code === 'missing_api_key' || error.code === 'invalid_api_key');
+}
+
+/**
+ * Every route registered in `scope` after this needs a live API key; read-only keys may only read.
+ * A client IP that has failed authentication too often is refused (429) before its key is looked at.
+ */
+export function requireApiKey(
+  scope: FastifyInstance,
+  { database, authenticate, failures }: ApiKeyOptions,
+): void {
   scope.decorateRequest('caller', null);
   scope.decorateRequest('tenantDb', null as unknown as TenantDb);
   scope.addHook('onRequest', async (request, reply) => {
+    await failures.check(request.ip, reply);
     let caller: Caller;
     try {
       caller = await identify(authenticate, request);
     } catch (error) {
+      if (!isAuthenticationFailure(error)) throw error;
       reply.header('WWW-Authenticate', 'ApiKey header="x-api-key"');
+      await failures.take(request.ip, reply);
       throw error;
     }
     if (caller.readOnly && !READ_METHODS.has(request.method)) {

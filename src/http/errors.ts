@@ -10,12 +10,15 @@ const TITLES: Record<ErrorCode, string> = {
   forbidden: 'Forbidden',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
+  request_timeout: 'Request timeout',
   conflict: 'Conflict',
   invalid_state: 'Invalid state',
   payload_too_large: 'Payload too large',
+  uri_too_long: 'URI too long',
   unsupported_media_type: 'Unsupported media type',
   idempotency_key_reused: 'Idempotency key reused',
   rate_limited: 'Too many requests',
+  headers_too_large: 'Request headers too large',
   internal: 'Internal error',
   unavailable: 'Service unavailable',
 };
@@ -28,20 +31,22 @@ interface AjvIssue {
   params: Record<string, unknown>;
 }
 
+/** An error as RFC 9457 problem details. */
+export function problemOf(error: AppError, requestId: string) {
+  return {
+    type: `urn:tailor:error:${error.code}`,
+    title: TITLES[error.code],
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}
+
 /** Sends an error as RFC 9457 problem details. */
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
-  return reply
-    .code(error.status)
-    .type('application/problem+json')
-    .send({
-      type: `urn:tailor:error:${error.code}`,
-      title: TITLES[error.code],
-      status: error.status,
-      detail: error.message,
-      code: error.code,
-      requestId: request.id,
-      ...(error.errors ? { errors: error.errors } : {}),
-    });
+  return reply.code(error.status).type('application/problem+json').send(problemOf(error, request.id));
 }
 
 function fieldErrors(issues: AjvIssue[], part: string): FieldError[] {
@@ -88,10 +93,29 @@ export function toAppError(error: FastifyError | AppError): AppError | undefined
   return new AppError(code, detail);
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** Seconds a client is asked to wait before retrying while the database is away. */
+const UNAVAILABLE_RETRY_SECONDS = 2;
+
+/**
+ * One handler turns every error into problem+json. `isUnavailable` recognises a database that is
+ * away: that is 503 unavailable with Retry-After, never a 500, and the next request tries again.
+ */
+export function registerErrorHandling(
+  app: FastifyInstance,
+  isUnavailable: (error: unknown) => boolean,
+): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const known = toAppError(error);
     if (known) return sendProblem(request, reply, known);
+    if (isUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      reply.header('Retry-After', UNAVAILABLE_RETRY_SECONDS);
+      return sendProblem(
+        request,
+        reply,
+        new AppError('unavailable', 'The database cannot be reached right now; retry shortly'),
+      );
+    }
     request.log.error({ err: error }, 'request failed');
     return sendProblem(
       request,

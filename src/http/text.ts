@@ -33,12 +33,35 @@ export function unsafeTextAt(value: unknown, root: string): string | undefined {
 }
 
 const MESSAGE = 'must not contain U+0000 or an unpaired surrogate';
+const ESCAPES = /(?:%[0-9a-f]{2})+/gi;
+
+/**
+ * The name of the first query parameter whose percent-escapes are not UTF-8. The query parser
+ * would read them as U+FFFD and search for that; refused instead, as a body that is not UTF-8 is.
+ */
+function badlyEncodedParameter(url: string): string | undefined {
+  const query = url.indexOf('?');
+  if (query < 0) return undefined;
+  for (const pair of url.slice(query + 1).split('&')) {
+    for (const escapes of pair.match(ESCAPES) ?? []) {
+      try {
+        decodeURIComponent(escapes);
+      } catch {
+        return pair.split('=')[0] ?? '';
+      }
+    }
+  }
+  return undefined;
+}
 
 /** Refuses unsafe text in every request's path parameters, query string and body, before validation. */
 export function refuseUnsafeText(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     if (unsafeTextAt(request.params, '/params'))
       throw new AppError('not_found', 'A path parameter is malformed: nothing is found there');
+    const badlyEncoded = badlyEncodedParameter(request.url);
+    if (badlyEncoded !== undefined)
+      throw invalidField(`/querystring/${pointer(badlyEncoded)}`, 'must be percent-encoded UTF-8');
     const inQuery = unsafeTextAt(request.query, '/querystring');
     if (inQuery) throw invalidField(inQuery, MESSAGE);
     const inBody = unsafeTextAt(request.body, '/body');

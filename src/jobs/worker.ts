@@ -68,7 +68,7 @@ export class Worker {
     this.handlers = new Map(options.handlers.map((handler) => [handler.kind, handler]));
     this.concurrency = options.concurrency ?? 4;
     this.pollMs = options.pollMs ?? 1000;
-    this.leaseMs = options.leaseMs ?? 60_000;
+    this.leaseMs = options.leaseMs ?? 10_000;
   }
 
   start(): void {

@@ -107,6 +107,7 @@ export interface TestServer {
 export interface ServerOptions {
   rateLimitRps?: number;
   publicRateLimitRps?: number;
+  authFailureRps?: number;
   redis?: Redis;
   /** Lets webhook URLs point at loopback (default true, for local receivers). */
   allowPrivateWebhooks?: boolean;
@@ -168,6 +169,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     publicUrl: 'http://127.0.0.1',
     rateLimitRps: options.rateLimitRps ?? 0,
     publicRateLimitRps: options.publicRateLimitRps ?? 0,
+    authFailureRps: options.authFailureRps ?? 0,
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
   });

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import { Client, startServer, type TestServer } from '../helpers/server.ts';
 
 const servers: TestServer[] = [];
@@ -14,12 +15,30 @@ async function server(options: Parameters<typeof startServer>[0]) {
 }
 
 describe('rate limits per API key', () => {
-  it('sends the RateLimit headers on every answer', async () => {
+  it('sends the RateLimit headers on every answer, counting the burst', async () => {
     const api = await (await server({ rateLimitRps: 50 })).newTenant();
     const response = await api.get('/v0/persons');
-    expect(response.headers.get('ratelimit-limit')).toBe('50');
-    expect(Number(response.headers.get('ratelimit-remaining'))).toBe(49);
+    expect(response.headers.get('ratelimit-limit')).toBe('100');
+    expect(Number(response.headers.get('ratelimit-remaining'))).toBe(99);
     expect(Number(response.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(0);
+  });
+
+  it('counts down RateLimit-Remaining to 0 exactly when the burst is spent', async () => {
+    const api = await (await server({ rateLimitRps: 3 })).newTenant();
+    const remaining = [];
+    for (let i = 0; i < 7; i++) {
+      const response = await api.get('/v0/persons');
+      remaining.push([response.status, response.headers.get('ratelimit-remaining')]);
+    }
+    expect(remaining).toEqual([
+      [200, '5'],
+      [200, '4'],
+      [200, '3'],
+      [200, '2'],
+      [200, '1'],
+      [200, '0'],
+      [429, '0'],
+    ]);
   });
 
   it('allows a burst of twice the rate, then 429 rate_limited with Retry-After', async () => {
@@ -58,5 +77,57 @@ describe('rate limits per API key', () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+describe('failed authentication per client IP', () => {
+  it('limits failed attempts to the rate and burst, with RateLimit headers on every 401', async () => {
+    const running = await server({ authFailureRps: 2 });
+    const guesser = running.anonymous();
+    const answers = [];
+    for (let i = 0; i < 10; i++) {
+      const response = await guesser.as(`tk_guess_${i}`).get('/v0/persons');
+      answers.push([response.status, response.headers.get('ratelimit-remaining')]);
+    }
+    expect(answers.slice(0, 8)).toEqual([
+      [401, '7'],
+      [401, '6'],
+      [401, '5'],
+      [401, '4'],
+      [401, '3'],
+      [401, '2'],
+      [401, '1'],
+      [401, '0'],
+    ]);
+    expect(answers.slice(8).map(([status]) => status)).toEqual([429, 429]);
+    const limited = await guesser.get('/v0/persons');
+    expect(limited.status).toBe(429);
+    expect(limited.body.code).toBe('rate_limited');
+    expect(limited.headers.get('content-type')).toContain('application/problem+json');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('ratelimit-limit')).toBe('8');
+  });
+
+  it('also limits a client IP with a valid key once it has failed too often, and recovers', async () => {
+    const running = await server({ authFailureRps: 1 });
+    const api = await running.newTenant();
+    for (let i = 0; i < 4; i++) expect((await api.as('tk_wrong').get('/v0/persons')).status).toBe(401);
+    expect((await api.get('/v0/persons')).status).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await api.get('/v0/persons')).status).toBe(200);
+  });
+
+  it('does not count successful requests', async () => {
+    const running = await server({ authFailureRps: 1 });
+    const api = await running.newTenant();
+    for (let i = 0; i < 10; i++) expect((await api.get('/v0/persons')).status).toBe(200);
+    const failed = await api.as('tk_wrong').get('/v0/persons');
+    expect(failed.status).toBe(401);
+    expect(failed.headers.get('ratelimit-remaining')).toBe('3');
+  });
+
+  it('reads TAILOR_AUTH_FAILURE_RPS, 5 per second by default', () => {
+    expect(loadConfig({}).authFailureRps).toBe(5);
+    expect(loadConfig({ TAILOR_AUTH_FAILURE_RPS: '0' }).authFailureRps).toBe(0);
   });
 });

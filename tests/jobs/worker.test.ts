@@ -138,6 +138,33 @@ describe('jobs', () => {
     expect(await jobRow(id)).toMatchObject({ state: 'done', attempts: 2 });
   });
 
+  it('leases a job for 10 s by default, so a crashed worker’s job runs again within 15 s', async () => {
+    let release = () => {};
+    let started = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const handler: JobHandler = {
+      kind: kind('leased'),
+      run: () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+          started();
+        }),
+    };
+    const id = await enqueue(tenant, handler.kind, {});
+    const runner = worker([handler], { pollMs: 10 });
+    const before = Date.now();
+    runner.start();
+    await running;
+    const row = await jobRow(id);
+    expect(row.state).toBe('running');
+    expect(Number(row.locked_until) - before).toBeGreaterThan(9_000);
+    expect(Number(row.locked_until) - Date.now()).toBeLessThanOrEqual(10_000);
+    release();
+    await runner.stop();
+  });
+
   it('two workers on their own connections never run the same job twice', async () => {
     const other = await secondConnection();
     const handlerKind = kind('shared');

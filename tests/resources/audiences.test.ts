@@ -6,6 +6,7 @@ import { claimJobs } from '../../src/jobs/store.ts';
 import { Audience, AudienceList, AudienceVersionList } from '../../src/resources/audiences/schema.ts';
 import { generationJob } from '../../src/workflows/audience-versions/generation.ts';
 import type { Personalizer } from '../../src/workflows/personalization/personalizer.ts';
+import { png, uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -234,6 +235,41 @@ describe('POST /v0/pages/{id}/audiences', () => {
     expect(response.status).toBe(400);
     expect(response.body.errors[0].path).toBe(path);
     expect((await api.get(`/v0/pages/${page.pageId}/audiences`)).body.totalCount).toBe(0);
+  });
+});
+
+describe('metadata override images', () => {
+  const fields = ['ogImageFileId', 'twitterImageFileId'] as const;
+
+  it.each(fields)('refuses an unknown or foreign %s with 400 on create and PATCH', async (field) => {
+    const page = await createPage();
+    const foreignFile = await uploadImage(await server.newTenant());
+    for (const fileId of ['file_00000000000000000000000000', foreignFile]) {
+      const created = await api.post(`/v0/pages/${page.pageId}/audiences`, {
+        metadataOverride: { [field]: fileId },
+      });
+      expect(created.status).toBe(400);
+      expect(created.body.errors[0].path).toBe(`/body/metadataOverride/${field}`);
+    }
+    expect((await api.get(`/v0/pages/${page.pageId}/audiences`)).body.totalCount).toBe(0);
+
+    const audience = await createAudience(page.pageId, { metadataOverride: { title: 'Kept' } });
+    const patched = await api.patch(audienceUrl(audience), { metadataOverride: { [field]: foreignFile } });
+    expect(patched.status).toBe(400);
+    expect(patched.body.errors[0].path).toBe(`/body/metadataOverride/${field}`);
+    expect((await api.get(audienceUrl(audience))).body.metadataOverride).toEqual({ title: 'Kept' });
+  });
+
+  it('accepts image files of the tenant, on create and PATCH', async () => {
+    const page = await createPage();
+    const [og, twitter] = [await uploadImage(api), await uploadImage(api, png(0, 0, 255))];
+    const audience = await createAudience(page.pageId, { metadataOverride: { ogImageFileId: og } });
+    expect(audience.metadataOverride).toEqual({ ogImageFileId: og });
+    const patched = await api.patch(audienceUrl(audience), {
+      metadataOverride: { ogImageFileId: og, twitterImageFileId: twitter },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.metadataOverride).toEqual({ ogImageFileId: og, twitterImageFileId: twitter });
   });
 });
 

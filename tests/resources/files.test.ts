@@ -162,6 +162,30 @@ describe('POST /v0/files', () => {
     expect((await fetchLink(file.downloadUrl)).status).toBe(200);
   });
 
+  it.each([
+    ['an <image href>', '<image href="https://cdn.example/a.png" width="4" height="4"/>'],
+    ['an <image xlink:href>', '<image xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="a.png"/>'],
+    [
+      'a <foreignObject>',
+      '<foreignObject width="4" height="4"><div xmlns="http://www.w3.org/1999/xhtml">Hi</div></foreignObject>',
+    ],
+    ['a <style> with CDATA', '<style><![CDATA[rect { fill: #08f; }]]></style><rect width="4" height="4"/>'],
+    [
+      'an <a> link and <use>',
+      '<defs><rect id="r" width="4" height="4"/></defs><a href="https://x.example"><use href="#r"/></a>',
+    ],
+  ])('accepts any well-formed SVG, here with %s, and serves it sandboxed', async (_label, content) => {
+    const bytes = Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4">${content}</svg>`,
+    );
+    const file = await uploaded(bytes, 'image/svg+xml');
+    expect(file).toMatchObject({ contentType: 'image/svg+xml', size: bytes.length });
+    const download = await fetchLink(file.downloadUrl);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-security-policy')).toContain('sandbox');
+    expect(download.headers.get('content-security-policy')).toContain("default-src 'none'");
+  });
+
   it('accepts exactly 10 MiB', async () => {
     const bytes = Buffer.concat([png(), Buffer.alloc(10 * 1024 * 1024 - png().length)]);
     const file = await uploaded(bytes, 'image/png');

@@ -1,3 +1,4 @@
+import { XMLValidator } from 'fast-xml-parser';
 import sharp from 'sharp';
 
 /** The media types a file may have, and the format name sharp reports for each. */
@@ -93,22 +94,29 @@ function hasSvgRoot(text: string): boolean {
   return matchAt(TAG_END, text, i) !== null && attributes.get('xmlns') === SVG_NAMESPACE;
 }
 
-function looksLikeSvg(bytes: Buffer): boolean {
+/**
+ * Any well-formed XML document with an `<svg>` root in the SVG namespace, whatever it holds
+ * (`<image>`, `<foreignObject>`, script): what it could do is stopped where it is served, by the
+ * sandbox Content-Security-Policy on every download and by rasterizing it for previews.
+ */
+function isSvg(bytes: Buffer): boolean {
+  let text: string;
   try {
-    return hasSvgRoot(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
     return false;
   }
+  return hasSvgRoot(text) && XMLValidator.validate(text) === true;
 }
 
 /**
- * True when the bytes are an image of the declared type: the format's magic bytes (for SVG, an
- * XML document with an `<svg>` root in the SVG namespace), and a header that the decoder reads as
- * that format (for SVG, a full XML parse).
+ * True when the bytes are an image of the declared type: for SVG a well-formed document (see
+ * isSvg); for the others the format's magic bytes and a header that the decoder reads as that format.
  */
 export async function isImageOf(type: ImageType, bytes: Buffer): Promise<boolean> {
   const format = IMAGE_FORMATS[type];
-  if (!(format === 'svg' ? looksLikeSvg(bytes) : MAGIC[format](bytes))) return false;
+  if (format === 'svg') return isSvg(bytes);
+  if (!MAGIC[format](bytes)) return false;
   try {
     // Only the header is read here, so the pixel limit that guards decoding is not needed.
     const metadata = await sharp(bytes, { limitInputPixels: false }).metadata();

@@ -29,7 +29,7 @@ export async function fileRoutes(api: Api): Promise<void> {
       schema: {
         tags,
         summary: 'Upload a file',
-        description: `The body is the file's raw bytes, with \`Content-Type\` ${IMAGE_TYPES.join(', ')}; at most 10 MiB (413). The bytes must be what the type says (magic bytes; an SVG must be an XML document with an \`<svg>\` root in the SVG namespace), else 415. A WebP preview of at most 512×512 is made when the image can be decoded.`,
+        description: `The body is the file's raw bytes, with \`Content-Type\` ${IMAGE_TYPES.join(', ')}; at most 10 MiB (413). The bytes must be what the type says (magic bytes; an SVG must be a well-formed XML document with an \`<svg>\` root in the SVG namespace, whatever it contains), else 415. A WebP preview of at most 512×512 is made when the image can be decoded.`,
         consumes: IMAGE_TYPES,
         body: UploadBody,
         response: { 201: File },

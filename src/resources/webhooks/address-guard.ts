@@ -8,7 +8,17 @@ import ipaddr from 'ipaddr.js';
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  // ::/96 (IPv4-compatible, deprecated) embeds an IPv4 address that ipaddr.js does not classify.
+  if (
+    parsed.kind() === 'ipv6' &&
+    parsed
+      .toByteArray()
+      .slice(0, 12)
+      .every((byte) => byte === 0)
+  )
+    return false;
+  return parsed.range() === 'unicast';
 }
 
 export class PrivateAddressError extends Error {}

@@ -70,7 +70,9 @@ async function checkUrl(value: string, policy: UrlPolicy): Promise<string> {
   // WHATWG parsing reads "http:host" as "http://host/"; the URL is stored and sent as given, so it
   // must spell out its authority.
   if (!/^https?:\/\//i.test(value)) throw invalidField('/body/url', 'must start with http:// or https://');
-  if (url.username || url.password) throw invalidField('/body/url', 'must not carry credentials');
+  // Any "@" in the authority is userinfo, even an empty one ("http://:@host/") that the parsed URL hides.
+  if (/^https?:\/\/[^/?#]*@/i.test(value)) throw invalidField('/body/url', 'must not carry credentials');
+  if (url.port === '0') throw invalidField('/body/url', 'must not use port 0');
   if (!policy.allowPrivate) {
     await assertPublicUrl(url).catch((error: Error) => {
       throw invalidField('/body/url', `must point at a public address: ${error.message}`);

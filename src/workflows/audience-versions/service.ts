@@ -10,6 +10,7 @@ import type {
 } from '../../resources/audiences/schema.ts';
 import type { AudienceRow, AudienceSurroundings, VersionRow } from '../../resources/audiences/service.ts';
 import * as audiences from '../../resources/audiences/service.ts';
+import * as files from '../../resources/files/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import * as pages from '../../resources/pages/service.ts';
 import * as persons from '../../resources/persons/service.ts';
@@ -109,6 +110,14 @@ async function assertAudienceOf(db: TenantDb, input: AudienceCreate): Promise<vo
   }
 }
 
+/** The image files an audience's metadata override names must be image files of the tenant (400). */
+async function assertMetadataImages(db: TenantDb, input: AudienceCreate | AudienceUpdate): Promise<void> {
+  for (const field of ['ogImageFileId', 'twitterImageFileId'] as const) {
+    const fileId = input.metadataOverride?.[field];
+    if (fileId) await files.assertImageFile(db, fileId, `/body/metadataOverride/${field}`);
+  }
+}
+
 /**
  * Creates an audience with version 0, the page unpersonalized and published at once (no events),
  * and version 1, queued for generation. The page must be live (409) and the person one of the
@@ -118,6 +127,7 @@ export async function createAudience(db: TenantDb, pageId: string, input: Audien
   const page = await pages.requireLivePage(db, pageId);
   await assertAudienceOf(db, input);
   const audience = await db.transaction(async (tx) => {
+    await assertMetadataImages(tx, input);
     const now = Date.now();
     const created = await audiences.insertAudienceWithBaseline(tx, pageId, input, baselineContent(page), now);
     await queueVersion(tx, created, now);
@@ -146,7 +156,11 @@ export async function updateAudience(
   id: string,
   input: AudienceUpdate,
 ): Promise<Audience> {
-  await audiences.updateAudienceFields(db, await audiences.requireAudience(db, pageId, id), input);
+  await db.transaction(async (tx) => {
+    const audience = await audiences.requireAudience(tx, pageId, id);
+    await assertMetadataImages(tx, input);
+    await audiences.updateAudienceFields(tx, audience, input);
+  });
   return showOne(db, pageId, id);
 }
 
