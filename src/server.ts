@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { buildApp } from './app.ts';
@@ -32,13 +33,29 @@ function printBanner(tenant: TenantWithKey, fromEnvironment: boolean, publicUrl:
   );
 }
 
-/** Opens the database and brings its schema up to date; on an empty database, creates tenant `default`. */
+/** How long a node that starts while its database is away waits before trying it again. */
+const DATABASE_RETRY_MS = 1_000;
+
+/**
+ * Opens the database and brings its schema up to date; on an empty database, creates tenant
+ * `default`. A database that cannot be reached yet is waited for, so that a node may start before
+ * its database does (or while it restarts) and come up by itself when it is back.
+ */
 export async function prepareDatabase(config: Config): Promise<Database> {
   const database = openDatabase(config);
-  await migrateToLatest(database);
-  const created = await bootstrapDefaultTenant(database, config.bootstrapApiKey);
-  if (created) printBanner(created, config.bootstrapApiKey !== undefined, config.publicUrl);
-  return database;
+  const logger = pino({ level: config.logLevel });
+  for (;;) {
+    try {
+      await migrateToLatest(database);
+      const created = await bootstrapDefaultTenant(database, config.bootstrapApiKey);
+      if (created) printBanner(created, config.bootstrapApiKey !== undefined, config.publicUrl);
+      return database;
+    } catch (error) {
+      if (!database.isUnavailable(error)) throw error;
+      logger.warn({ err: error }, 'database unavailable; waiting for it');
+      await sleep(DATABASE_RETRY_MS);
+    }
+  }
 }
 
 /** Stops `stop` once, on the first SIGTERM or SIGINT, then exits 0. */

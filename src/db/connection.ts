@@ -117,8 +117,11 @@ function openPostgres(connectionString: string, poolSize: number): Database {
     connectionTimeoutMillis: 5_000,
     keepAlive: true,
   });
-  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  // A client that loses its connection must not crash the process: the pool reports an idle one's
+  // error and replaces it, but a checked-out client emits its own 'error', with no listener but
+  // this one (the statement it was running fails on its own, and the pool then drops the client).
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<AnyTables>({ dialect: new PostgresDialect({ pool }) });
   return new Database(db, postgresDialect, () => db.destroy());
 }

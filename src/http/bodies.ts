@@ -1,13 +1,32 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../shared/errors.ts';
+import { AppError, invalidField } from '../shared/errors.ts';
 
 /**
  * Request bodies are JSON in UTF-8: bytes that are not valid UTF-8 are refused (400 invalid_json)
  * rather than stored with replacement characters, as is JSON that does not parse or that names
- * `__proto__` or `constructor.prototype`.
+ * `__proto__` or `constructor.prototype`. JSON nested deeper than any request needs is refused
+ * (400 validation_failed) before validation, whose checks recurse (uniqueItems compares items
+ * with a recursive deep-equal that a few thousand levels overflow).
  */
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Arrays and objects nested in one another a body may hold; the deepest request schema has 6. */
+export const MAX_BODY_DEPTH = 32;
+
+/** Whether `value` nests arrays and objects more than `limit` deep; walked without recursion. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== 'object') continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+const TOO_DEEP = `must not nest arrays and objects more than ${MAX_BODY_DEPTH} deep`;
 
 type Parse = (
   request: FastifyRequest,
@@ -25,11 +44,13 @@ function jsonParser(app: FastifyInstance) {
       return done(new AppError('invalid_json', 'The body is not valid UTF-8'));
     }
     if (text === '') return done(null, undefined);
-    parseJson(request, text, (error, value) =>
-      error
-        ? done(new AppError('invalid_json', `The body is not valid JSON: ${error.message}`))
-        : done(null, value),
-    );
+    parseJson(request, text, (error, value) => {
+      if (error) return done(new AppError('invalid_json', `The body is not valid JSON: ${error.message}`));
+      if (nestedDeeperThan(value, MAX_BODY_DEPTH)) {
+        return done(invalidField('/body', TOO_DEEP));
+      }
+      done(null, value);
+    });
   };
 }
 

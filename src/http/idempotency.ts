@@ -138,7 +138,11 @@ export function idempotentPosts(scope: FastifyInstance): void {
     return begin(request, reply);
   });
   scope.addHook('onSend', async (request, reply, payload) => {
-    await settle(request, reply.statusCode, payload, reply.getHeaders());
+    // The answer stands when it cannot be kept (the database went away meanwhile): throwing here
+    // would turn it into a 500. The claim left behind is retaken once abandoned.
+    await settle(request, reply.statusCode, payload, reply.getHeaders()).catch((error: unknown) =>
+      request.log.warn({ err: error }, 'idempotency key not settled'),
+    );
     return payload;
   });
   scope.addHook('onResponse', async (request) => {

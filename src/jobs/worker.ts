@@ -136,9 +136,20 @@ export class Worker {
     return started + jobs.length;
   }
 
+  /**
+   * Keeps `work` among the running until it ends, then wakes the loop: the slot it frees takes the
+   * next due job at once, so that a backlog drains at full speed rather than a job per poll. Work
+   * that could not even record its outcome (the database went away) is logged, not thrown: its
+   * lease runs out and it runs again, whereas an unhandled rejection would end the process.
+   */
   private track(work: Promise<void>): void {
-    this.running.add(work);
-    void work.finally(() => this.running.delete(work));
+    const tracked: Promise<void> = work
+      .catch((error) => this.options.logger.error({ err: asError(error) }, 'could not settle work'))
+      .finally(() => {
+        this.running.delete(tracked);
+        this.wake?.();
+      });
+    this.running.add(tracked);
   }
 
   private async startSchedule(task: ScheduledTask, now: number): Promise<boolean> {

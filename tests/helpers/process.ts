@@ -71,19 +71,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface RunningServer {
-  url: string;
+export interface Spawned {
   child: ChildProcess;
+  /** Everything the process wrote, stdout and stderr interleaved. */
   output(): string;
   exited: Promise<number | null>;
 }
 
-/** Starts `tailor serve` and waits until it answers /healthz. */
-export async function startServe(env: Record<string, string>): Promise<RunningServer> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-  });
+/** Starts a `tailor` command in the background. */
+export function spawnTailor(args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
   let output = '';
   child.stdout.on('data', (chunk) => {
     output += chunk;
@@ -92,16 +89,27 @@ export async function startServe(env: Record<string, string>): Promise<RunningSe
     output += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const url = `http://127.0.0.1:${port}`;
+  return { child, output: () => output, exited };
+}
+
+export interface RunningServer extends Spawned {
+  url: string;
+}
+
+/** Starts `tailor serve` (on `port`, else a free one) and waits until it answers /healthz. */
+export async function startServe(env: Record<string, string>, port?: number): Promise<RunningServer> {
+  const listening = port ?? (await freePort());
+  const spawned = spawnTailor(['serve'], { ...env, PORT: String(listening), HOST: '127.0.0.1' });
+  const url = `http://127.0.0.1:${listening}`;
   for (let attempt = 0; attempt < 200; attempt++) {
-    if (child.exitCode !== null) throw new Error(`tailor serve exited early:\n${output}`);
+    if (spawned.child.exitCode !== null) throw new Error(`tailor serve exited early:\n${spawned.output()}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { url, child, output: () => output, exited };
+      if ((await fetch(`${url}/healthz`)).ok) return { ...spawned, url };
     } catch {
       // not listening yet
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  child.kill('SIGKILL');
-  throw new Error(`tailor serve did not start:\n${output}`);
+  spawned.child.kill('SIGKILL');
+  throw new Error(`tailor serve did not start:\n${spawned.output()}`);
 }

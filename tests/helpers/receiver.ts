@@ -9,10 +9,10 @@ export interface Received {
 export type Answer = (
   request: Received,
   index: number,
-) => { status: number; headers?: Record<string, string> } | 'hang';
+) => { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
 
-/** A local webhook receiver that records what it gets and answers as told. */
-export async function startReceiver(answer: Answer = () => ({ status: 204 })) {
+/** A local webhook receiver that records what it gets and answers as told, on `port` or a free one. */
+export async function startReceiver(answer: Answer = () => ({ status: 204 }), port = 0) {
   const received: Received[] = [];
   const server = http.createServer((request, response) => {
     let body = '';
@@ -24,13 +24,16 @@ export async function startReceiver(answer: Answer = () => ({ status: 204 })) {
       received.push(entry);
       const reply = answer(entry, received.length - 1);
       if (reply === 'hang') return;
-      response.writeHead(reply.status, reply.headers).end();
+      const send = () => response.writeHead(reply.status, reply.headers).end();
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const listening = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/hooks`,
+    port: listening,
+    url: `http://127.0.0.1:${listening}/hooks`,
     received,
     events: () => received.map((entry) => JSON.parse(entry.body) as { id: string; type: string; data: any }),
     close: () =>

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_BODY_DEPTH } from '../../src/http/bodies.ts';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { type Client, type Response, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
@@ -175,6 +176,44 @@ describe('bodies that are not UTF-8', () => {
     const response = await api.post('/v0/persons', { email: 'astral@example.com', name: 'Zoë 🚀 日本' });
     expect(response.status).toBe(201);
     expect(response.body.name).toBe('Zoë 🚀 日本');
+  });
+});
+
+describe('deeply nested bodies', () => {
+  const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const sendRaw = (method: string, url: string, raw: string) =>
+    api.request(method, url, { raw, headers: { 'content-type': 'application/json' } });
+
+  // Found by the fuzz suite: Ajv compares uniqueItems with a recursive deep-equal, which two
+  // items 50,000 arrays deep overflowed into a 500.
+  it('refuses a body nested deeper than MAX_BODY_DEPTH with 400 at /body, storing nothing', async () => {
+    const subscription = (await api.post('/v0/webhook_subscriptions', { url: 'http://127.0.0.1:9/hooks' }))
+      .body;
+    const url = `/v0/webhook_subscriptions/${subscription.subscriptionId}`;
+    for (const depth of [MAX_BODY_DEPTH + 1, 50_000]) {
+      const response = await sendRaw('PATCH', url, `{"events":[${nested(depth)},${nested(depth)}]}`);
+      expectProblem(response, 400, 'validation_failed');
+      expect(response.body.errors).toEqual([{ path: '/body', message: expect.any(String) }]);
+    }
+    expect((await api.get(url)).body).toMatchObject({ events: null, updatedAt: subscription.updatedAt });
+  });
+
+  it('validates a body as deep as MAX_BODY_DEPTH as usual', async () => {
+    const response = await sendRaw(
+      'POST',
+      '/v0/topics',
+      `{"title":"T","brandIds":${nested(MAX_BODY_DEPTH - 1)}}`,
+    );
+    expectProblem(response, 400, 'validation_failed');
+    expect(response.body.errors[0].path).toBe('/body/brandIds/0');
+  });
+
+  it('refuses deep JSON sent as a beacon (text/plain) the same way', async () => {
+    const response = await server.anonymous().request('POST', '/v0/public/events', {
+      raw: `{"events":${nested(10_000)}}`,
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectProblem(response, 400, 'validation_failed');
   });
 });
 

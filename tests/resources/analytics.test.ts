@@ -379,6 +379,10 @@ describe('GET /v0/pages/{id}/analytics/audiences', () => {
     ['startDate equal to endDate', 'startDate=2026-01-01T00:00:00Z&endDate=2026-01-01T00:00:00Z'],
     ['a span over 366 days', 'startDate=2024-01-01T00:00:00Z&endDate=2025-01-02T00:00:01Z'],
     ['a date that is not a date-time', 'startDate=yesterday'],
+    // Found while building the fuzz suite: Date.parse reads these as March 1 and the next midnight.
+    ['a day the month does not have', 'startDate=2026-02-01T00:00:00Z&endDate=2026-02-30T00:00:00Z'],
+    ['February 29 of a common year', 'startDate=2026-01-01T00:00:00Z&endDate=2026-02-29T00:00:00Z'],
+    ['hour 24', 'startDate=2026-01-01T00:00:00Z&endDate=2026-01-02T24:00:00Z'],
   ])('rejects %s with 400', async (_label, query) => {
     const s = await setup(api, 1);
     const response = await api.get(`/v0/pages/${s.pageId}/analytics/audiences?${query}`);
