@@ -8,8 +8,9 @@ import * as files from './resources/files/service.ts';
 import type { TargetCheck } from './resources/page-links/service.ts';
 import type { ImageChecks } from './resources/pages/references.ts';
 import type { AccountOfDomain } from './resources/persons/service.ts';
+import type { AudienceHoldout } from './resources/sessions/lift.ts';
 import type { PageAudiences } from './resources/sessions/service.ts';
-import { audienceIdsOfPage } from './workflows/audience-versions/service.ts';
+import { audienceIdsOfPage, holdoutOf } from './workflows/audience-versions/service.ts';
 
 /**
  * What each resource needs from the others. A resource never imports another: where one of its
@@ -22,7 +23,7 @@ export interface ResourceNeeds {
   pages: { images: ImageChecks };
   assets: { files: AssetFiles };
   pageLinks: { assertTarget: TargetCheck };
-  sessions: { audiences: PageAudiences };
+  sessions: { audiences: PageAudiences; holdout: AudienceHoldout };
   brands: { checkLogo: LogoCheck };
 }
 
@@ -37,7 +38,7 @@ export function resourceNeeds(links: LinkSigner): ResourceNeeds {
       },
     },
     pageLinks: { assertTarget: audiences.assertLinkableAudience },
-    sessions: { audiences: audienceIdsOfPage },
+    sessions: { audiences: audienceIdsOfPage, holdout: holdoutOf },
     brands: { checkLogo: assets.assertActiveImageAsset },
   };
 }

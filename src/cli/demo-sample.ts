@@ -42,6 +42,8 @@ export interface AudienceSpec {
   context: string;
   /** How many visitor sessions the link gets when the demo makes it. */
   sessions: number;
+  /** The share of the audience's visitors served the baseline, to measure lift. */
+  holdoutPercent?: number;
   /** A visitor of the link fills in the form (with this person's address) when the demo makes it. */
   submitsForm?: boolean;
 }
@@ -271,7 +273,8 @@ export const PAGES: PageSpec[] = [
         path: '/platform',
         customName: 'Retail visitors',
         context: 'Anonymous visitors from retail; keep it general.',
-        sessions: 9,
+        sessions: 1200,
+        holdoutPercent: 20,
       },
       {
         path: '/platform/globex',

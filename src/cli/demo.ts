@@ -19,6 +19,7 @@ import { addNote } from '../resources/persons/log-service.ts';
 import type { Person } from '../resources/persons/schema.ts';
 import { createPerson, listAllPersons } from '../resources/persons/service.ts';
 import type { SessionEvent } from '../resources/sessions/schema.ts';
+import type { Arm } from '../resources/sessions/tables.ts';
 import { DEFAULT_TENANT_SLUG, getTenant, type Tenant } from '../resources/tenants/service.ts';
 import { addTopicEntry, createTopic, searchTopicItems } from '../resources/topics/service.ts';
 import { resolveSecret } from '../secret.ts';
@@ -88,7 +89,13 @@ function wordmark(spec: BrandSpec): Buffer {
 }
 
 /** One visitor's session of realistic shape: some bounce, most read a while, a few click through. */
-function sessionEvents(random: () => number, start: number): SessionEvent[] {
+/**
+ * How often an engaged visitor clicks the call to action, per arm: the sample's personalized pages
+ * convert better than the baseline, so that the lift of the holdout audience has a story to tell.
+ */
+const CTA_CHANCE: Record<Arm, number> = { personalized: 0.35, baseline: 0.22 };
+
+function sessionEvents(random: () => number, start: number, arm: Arm): SessionEvent[] {
   if (random() < 0.25)
     return [
       { type: 'session_start', at: start },
@@ -100,9 +107,15 @@ function sessionEvents(random: () => number, start: number): SessionEvent[] {
     events.push({ type: 'interaction', at: start + (i + 1) * 5000 });
   }
   events.push({ type: 'scroll', at: start + 15_000, depth: 30 + Math.floor(random() * 71) });
-  if (random() < 0.35) events.push({ type: 'cta_click', at: start + 30_000, actionId: 'book-demo' });
+  if (random() < CTA_CHANCE[arm])
+    events.push({ type: 'cta_click', at: start + 30_000, actionId: 'book-demo' });
   events.push({ type: 'time', at: start + seconds * 1000, ms: seconds * 1000 });
   return events;
+}
+
+interface DemoSession {
+  sessionId: string;
+  arm: Arm;
 }
 
 interface MadeLink {
@@ -228,6 +241,7 @@ class Sample {
           : { customName: spec.customName }),
       supplementaryContext: spec.context,
       autoPublish: true,
+      holdoutPercent: spec.holdoutPercent ?? 0,
     });
   }
 
@@ -244,32 +258,39 @@ class Sample {
     return { link, made: true };
   }
 
-  async sessions(page: Page, link: PageLink, count: number, now: number): Promise<string | undefined> {
-    let last: string | undefined;
-    for (let i = 0; i < count; i++) {
+  /**
+   * Visits to a link made now, spread over the last two weeks; with a holdout, that share of them
+   * served the baseline. Answers the last session, for a form submitted during it.
+   */
+  async sessions(made: MadeLink, now: number): Promise<DemoSession | undefined> {
+    let last: DemoSession | undefined;
+    for (let i = 0; i < made.spec.sessions; i++) {
       const start = now - Math.floor(this.random() * 14 * DAY) - HOUR;
-      const sessionId = `demo-${randomUUID()}`;
+      const arm: Arm = this.random() * 100 < (made.spec.holdoutPercent ?? 0) ? 'baseline' : 'personalized';
       const visit = {
-        sessionId,
-        pageId: page.pageId,
-        audienceId: link.target.audienceId,
-        pageLinkId: link.pageLinkId,
+        sessionId: `demo-${randomUUID()}`,
+        pageId: made.page.pageId,
+        audienceId: made.link.target.audienceId,
+        pageLinkId: made.link.pageLinkId,
+        arm,
       };
-      await recordVisit(this.db, visit, sessionEvents(this.random, start), start);
+      await recordVisit(this.db, visit, sessionEvents(this.random, start, arm), start);
       this.tally.note('visitor sessions', true);
-      last = sessionId;
+      last = visit;
     }
     return last;
   }
 
-  async form(made: MadeLink, person: Person, sessionId: string | undefined): Promise<void> {
+  async form(made: MadeLink, person: Person, session: DemoSession | undefined): Promise<void> {
     if (!person.email) return;
     const origin = {
       pageId: made.page.pageId,
       audienceId: made.link.target.audienceId,
       pageLinkId: made.link.pageLinkId,
+      arm: session?.arm ?? 'personalized',
     };
     const fields = { name: person.name, email: person.email, message: 'Could we see this on our own data?' };
+    const sessionId = session?.sessionId;
     await submitForm(this.db, origin, { email: person.email, fields, ...(sessionId ? { sessionId } : {}) });
     this.tally.note('form submissions', true);
   }
@@ -330,9 +351,9 @@ export async function demo(config: Config): Promise<void> {
 
     // Visits and forms only for links made now: a second run must not double the analytics.
     for (const link of made.filter((candidate) => candidate.made)) {
-      const sessionId = await sample.sessions(link.page, link.link, link.spec.sessions, now);
+      const session = await sample.sessions(link, now);
       const person = link.spec.person ? persons.get(link.spec.person) : undefined;
-      if (link.spec.submitsForm && person) await sample.form(link, person, sessionId);
+      if (link.spec.submitsForm && person) await sample.form(link, person, session);
     }
     await runJobs(config, database, storage);
 

@@ -26,6 +26,7 @@ export async function eventRoutes(app: Api): Promise<void> {
         pageId: token.pageId,
         audienceId: token.audienceId,
         pageLinkId: token.pageLinkId,
+        arm: token.arm,
       };
       return { accepted: await recordVisit(db, visit, events) };
     },

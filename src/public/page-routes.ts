@@ -1,9 +1,11 @@
+import cookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Api } from '../http/types.ts';
+import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
 import { resolveImageUrls } from '../workflows/page-view/images.ts';
 import { imageRefsOf, renderNotFound, renderPage } from '../workflows/page-view/render.ts';
-import { resolvePageView } from '../workflows/page-view/service.ts';
+import { type PageView, resolvePageView } from '../workflows/page-view/service.ts';
 import { issueToken, TOKEN_VALID_MS } from './token.ts';
 import { TRACKER_SCRIPT, TRACKER_VERSION } from './tracker.ts';
 
@@ -32,6 +34,22 @@ function sendHtml(reply: FastifyReply, status: number, body: string): FastifyRep
     .send(body);
 }
 
+/**
+ * Keeps the visitor id that chose the visitor's arm, for a year from the latest visit: first-party,
+ * for this tenant's pages only (so that no id follows a visitor from one tenant to another), out of
+ * reach of page scripts, and sent on top-level navigation from other sites (a link in an email).
+ */
+function keepVisitorId(request: FastifyRequest, reply: FastifyReply, view: PageView): void {
+  if (view.visitorId === undefined) return;
+  reply.setCookie(VISITOR_COOKIE, view.visitorId, {
+    path: `/p/${view.tenant.slug}`,
+    maxAge: VISITOR_COOKIE_MAX_AGE_S,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: request.server.publicUrl.startsWith('https:'),
+  });
+}
+
 async function servePage(
   request: FastifyRequest,
   reply: FastifyReply,
@@ -39,22 +57,30 @@ async function servePage(
   rest: string,
 ): Promise<FastifyReply> {
   const { server } = request;
+  const visitor = { signer: server.signer, visitorId: request.cookies[VISITOR_COOKIE] };
   // A trailing slash is forgiven: link paths never end with one.
-  const view = await resolvePageView(server.database, tenantSlug, `/${rest.replace(/\/+$/, '')}`);
+  const view = await resolvePageView(server.database, tenantSlug, `/${rest.replace(/\/+$/, '')}`, visitor);
   if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE);
+  keepVisitorId(request, reply, view);
   const images = await resolveImageUrls(view.db, server, imageRefsOf(view));
   const token = issueToken(server.signer, {
     tenantId: view.tenant.tenantId,
     pageId: view.page.pageId,
     audienceId: view.audience.audienceId,
     pageLinkId: view.link.pageLinkId,
+    arm: view.arm,
     expiresAt: Date.now() + TOKEN_VALID_MS,
   });
-  return sendHtml(reply, 200, renderPage({ view, images, visit: { token, trackerSrc: TRACKER_SRC } }));
+  return sendHtml(
+    reply,
+    200,
+    renderPage({ view, images, visit: { token, trackerSrc: TRACKER_SRC, arm: view.arm } }),
+  );
 }
 
 /** Public pages at /p/{tenantSlug}/{path} and the tracking script they load. */
 export async function pageRoutes(app: Api): Promise<void> {
+  await app.register(cookie);
   app.get(
     TRACKER_PATH,
     {

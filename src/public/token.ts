@@ -1,5 +1,6 @@
 import type { Database } from '../db/connection.ts';
 import type { TenantDb } from '../db/tenant-db.ts';
+import type { Arm } from '../resources/sessions/tables.ts';
 import { invalidField } from '../shared/errors.ts';
 import type { Signer } from '../shared/signing.ts';
 
@@ -13,6 +14,8 @@ export interface PageToken {
   pageId: string;
   audienceId: string;
   pageLinkId: string;
+  /** The arm the page was served in: its sessions count there. */
+  arm: Arm;
   /** Epoch milliseconds after which the token is refused. */
   expiresAt: number;
 }
@@ -23,6 +26,8 @@ interface Payload {
   a: string;
   l: string;
   e: number;
+  /** Present, as 1, for the baseline arm only: the personalized arm's tokens stay as they were. */
+  b?: 1;
 }
 
 export function issueToken(signer: Signer, token: PageToken): string {
@@ -32,6 +37,7 @@ export function issueToken(signer: Signer, token: PageToken): string {
     a: token.audienceId,
     l: token.pageLinkId,
     e: token.expiresAt,
+    ...(token.arm === 'baseline' ? { b: 1 as const } : {}),
   };
   const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${encoded}.${signer.sign(PURPOSE, encoded)}`;
@@ -48,6 +54,7 @@ export function readToken(signer: Signer, value: string, now: number): PageToken
     pageId: payload.p,
     audienceId: payload.a,
     pageLinkId: payload.l,
+    arm: payload.b === 1 ? 'baseline' : 'personalized',
     expiresAt: payload.e,
   };
 }

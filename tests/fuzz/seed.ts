@@ -85,6 +85,7 @@ async function seedOnce(world: World, tenant: TenantIndex, round: number, webhoo
     pageId: page.pageId,
     audienceId: audience.audienceId,
     pageLinkId: link.pageLinkId,
+    arm: round === 0 ? ('personalized' as const) : ('baseline' as const),
   };
   const token = issueToken(signer, { ...claims, expiresAt: Date.now() + TOKEN_VALID_MS });
   state.add('token', token);

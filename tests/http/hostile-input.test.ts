@@ -138,6 +138,7 @@ describe('U+0000 and unpaired surrogates', () => {
       pageId: page.pageId,
       audienceId: audience.audienceId,
       pageLinkId: link.pageLinkId,
+      arm: 'personalized',
       expiresAt: Date.now() + TOKEN_VALID_MS,
     });
     const jobsBefore = await server.database.forTenant(api.tenantId).rowCount('jobs');

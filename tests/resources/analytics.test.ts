@@ -56,6 +56,7 @@ async function setup(client = api, audiences = 2, personId?: string): Promise<Se
     pageId: page.pageId,
     audienceId: ids[0] as string,
     pageLinkId: link.pageLinkId,
+    arm: 'personalized',
     expiresAt: Date.now() + 3_600_000,
   });
   return {
@@ -154,6 +155,7 @@ describe('POST /v0/public/events', () => {
           pageId: s.pageId,
           audienceId: s.audiences[0] as string,
           pageLinkId: s.linkId,
+          arm: 'personalized',
           expiresAt: Date.now() - 1,
         }),
         sessionId: sessionId(),
@@ -253,6 +255,7 @@ describe('GET /v0/pages/{id}/analytics/audiences', () => {
       pageId: s.pageId,
       audienceId: s.audiences[0] as string,
       pageLinkId: s.linkId,
+      arm: 'personalized',
     });
     const [a, b, c, d] = [sessionId(), sessionId(), sessionId(), sessionId()];
     // a: engaged, clicked the CTA: 2 interactions, 80% scroll, 15 s.

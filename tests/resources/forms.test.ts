@@ -69,7 +69,7 @@ async function publicPage(client: Client): Promise<Origin> {
 }
 
 function tokenFor(origin: Origin, expiresAt = Date.now() + TOKEN_VALID_MS, by = signer): string {
-  return issueToken(by, { ...origin, expiresAt });
+  return issueToken(by, { ...origin, arm: 'personalized', expiresAt });
 }
 
 /** A tenant with a public page and a subscription to the form events, delivered to a local receiver. */

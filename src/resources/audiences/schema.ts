@@ -62,6 +62,13 @@ export const AudienceVersionWithContent = Type.Object({
 });
 export type AudienceVersionWithContent = Static<typeof AudienceVersionWithContent>;
 
+const HoldoutPercent = Type.Integer({
+  minimum: 0,
+  maximum: 50,
+  description:
+    'The share of visitors, in percent, served version 0 (the baseline) instead of the published version, to measure lift; sticky per visitor (docs/analytics.md)',
+});
+
 export const Audience = Type.Object({
   audienceId: Type.String(),
   pageId: Type.String(),
@@ -82,6 +89,7 @@ export const Audience = Type.Object({
   actionFormInstructionsOverride: Nullable(Type.String()),
   actionUrlOverride: Nullable(Type.String()),
   supplementaryContext: Nullable(Type.String()),
+  holdoutPercent: HoldoutPercent,
   latestVersion: AudienceVersion,
   publishedVersion: AudienceVersion,
   effectiveMetadata: Type.Optional(PageMetadata),
@@ -99,6 +107,7 @@ const editable = {
   actionFormInstructionsOverride: Nullable(Type.String({ maxLength: 4096 })),
   actionUrlOverride: Nullable(Type.String({ ...SAFE_URL, minLength: 1 })),
   metadataOverride: Nullable(PageMetadataOverride),
+  holdoutPercent: HoldoutPercent,
 };
 
 export const AudienceCreate = Type.Object(
@@ -126,6 +135,7 @@ export const AudienceCreate = Type.Object(
     autoPublish: Type.Optional(
       Type.Boolean({ default: false, description: 'Publish each generated version as soon as it is ready' }),
     ),
+    holdoutPercent: Type.Optional({ ...editable.holdoutPercent, default: 0 }),
   },
   { additionalProperties: false },
 );
@@ -141,6 +151,7 @@ export const AudienceUpdate = Type.Object(
     actionUrlOverride: Type.Optional(editable.actionUrlOverride),
     metadataOverride: Type.Optional(editable.metadataOverride),
     autoPublish: Type.Optional(Type.Boolean()),
+    holdoutPercent: Type.Optional(editable.holdoutPercent),
   },
   { additionalProperties: false },
 );

@@ -19,6 +19,7 @@ import {
   findAudience,
   findAudienceById,
   findVersion,
+  findVersionByNumber,
   findVersions,
   highestVersionNumber,
   insertAudience,
@@ -136,6 +137,7 @@ function present(
     actionFormInstructionsOverride: row.action_form_instructions_override,
     actionUrlOverride: row.action_url_override,
     supplementaryContext: row.supplementary_context,
+    holdoutPercent: row.holdout_percent,
     latestVersion: presentVersion(latest),
     publishedVersion: presentVersion(published),
     ...(effectiveMetadata ? { effectiveMetadata } : {}),
@@ -237,6 +239,7 @@ export async function insertAudienceWithBaseline(
     supplementary_context: input.supplementaryContext ?? null,
     metadata_override: input.metadataOverride ? JSON.stringify(input.metadataOverride) : null,
     auto_publish: input.autoPublish ? 1 : 0,
+    holdout_percent: input.holdoutPercent ?? 0,
     latest_version_id: version.id,
     published_version_id: version.id,
     created_at: now,
@@ -280,6 +283,7 @@ export async function updateAudienceFields(db: TenantDb, audience: AudienceRow, 
       input.metadataOverride === null ? null : JSON.stringify(input.metadataOverride);
   }
   if (input.autoPublish !== undefined) changes.auto_publish = input.autoPublish ? 1 : 0;
+  if (input.holdoutPercent !== undefined) changes.holdout_percent = input.holdoutPercent;
   await updateAudience(db, audience.id, changes);
 }
 
@@ -381,6 +385,13 @@ export async function publishedContent(
   const [published] = await findVersions(db, [audience.published_version_id]);
   if (!published?.content) return undefined;
   return { audience, content: JSON.parse(published.content) as VersionContent };
+}
+
+/** Version 0's content: the page unpersonalized, what the holdout of an audience is served. */
+export async function baselineContent(db: TenantDb, audienceId: string): Promise<VersionContent> {
+  const baseline = await findVersionByNumber(db, audienceId, 0);
+  if (!baseline?.content) throw new Error(`Audience ${audienceId} lost its baseline`);
+  return JSON.parse(baseline.content) as VersionContent;
 }
 
 /** The person an audience is for, null for none; undefined when there is no such audience. */

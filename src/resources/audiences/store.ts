@@ -22,6 +22,7 @@ const AUDIENCE_COLUMNS = [
   'audiences.supplementary_context',
   'audiences.metadata_override',
   'audiences.auto_publish',
+  'audiences.holdout_percent',
   'audiences.latest_version_id',
   'audiences.published_version_id',
   'audiences.created_at',
@@ -111,6 +112,19 @@ export async function updateAudience(
 
 export function findVersion(db: TenantDb<AudiencesTables>, id: string): Promise<VersionRow | undefined> {
   return db.selectFrom('audience_versions').select(VERSION_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export function findVersionByNumber(
+  db: TenantDb<AudiencesTables>,
+  audienceId: string,
+  versionNumber: number,
+): Promise<VersionRow | undefined> {
+  return db
+    .selectFrom('audience_versions')
+    .select(VERSION_COLUMNS)
+    .where('audience_id', '=', audienceId)
+    .where('version_number', '=', versionNumber)
+    .executeTakeFirst();
 }
 
 export function findVersions(db: TenantDb<AudiencesTables>, ids: string[]): Promise<VersionRow[]> {

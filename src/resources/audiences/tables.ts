@@ -21,6 +21,8 @@ export interface AudiencesTable {
   /** JSON PageMetadata. */
   metadata_override: string | null;
   auto_publish: number;
+  /** The share (0-50) of the audience's visitors served version 0, the baseline, instead. */
+  holdout_percent: number;
   latest_version_id: string;
   published_version_id: string;
   created_at: number;

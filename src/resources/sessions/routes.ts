@@ -1,9 +1,13 @@
 import type { Api } from '../../http/types.ts';
-import { AnalyticsParams, AnalyticsQuery, AudienceAnalytics } from './schema.ts';
+import { type AudienceHoldout, audienceLift } from './lift.ts';
+import { AnalyticsParams, AnalyticsQuery, AudienceAnalytics, AudienceLift, LiftParams } from './schema.ts';
 import { audienceAnalytics, type PageAudiences } from './service.ts';
 
-/** The analytics endpoint; `audiences` lists the audiences of a page. */
-export async function sessionRoutes(api: Api, { audiences }: { audiences: PageAudiences }): Promise<void> {
+/** The analytics endpoints; `audiences` lists the audiences of a page, `holdout` tells an audience's. */
+export async function sessionRoutes(
+  api: Api,
+  { audiences, holdout }: { audiences: PageAudiences; holdout: AudienceHoldout },
+): Promise<void> {
   api.get(
     '/v0/pages/:page_id/analytics/audiences',
     {
@@ -18,5 +22,28 @@ export async function sessionRoutes(api: Api, { audiences }: { audiences: PageAu
       },
     },
     (request) => audienceAnalytics(request.tenantDb, request.params.page_id, request.query, audiences),
+  );
+
+  api.get(
+    '/v0/pages/:page_id/analytics/audiences/:audience_id/lift',
+    {
+      schema: {
+        tags: ['Analytics'],
+        summary: 'Conversion lift of an audience over its holdout',
+        description:
+          "How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Figures that need a session in both arms are null until then. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.",
+        params: LiftParams,
+        querystring: AnalyticsQuery,
+        response: { 200: AudienceLift },
+      },
+    },
+    (request) =>
+      audienceLift(
+        request.tenantDb,
+        request.params.page_id,
+        request.params.audience_id,
+        request.query,
+        holdout,
+      ),
   );
 }

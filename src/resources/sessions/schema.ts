@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { IdParams } from '../../http/schemas.ts';
+import { Count, IdParams, Nullable } from '../../http/schemas.ts';
 
 export const SessionId = Type.String({
   pattern: '^[A-Za-z0-9-]{8,64}$',
@@ -69,3 +69,67 @@ export type AudienceAnalyticsItem = Static<typeof AudienceAnalyticsItem>;
 
 export const AudienceAnalytics = Type.Object({ items: Type.Array(AudienceAnalyticsItem) });
 export const AnalyticsParams = IdParams('page_id');
+
+const ArmCounts = Type.Object({
+  sessions: Count,
+  conversions: Count,
+});
+
+const ArmResult = Type.Object({
+  ...ArmCounts.properties,
+  conversionRate: Nullable(
+    Type.Number({ description: 'conversions ÷ sessions, a fraction 0-1; null without sessions' }),
+  ),
+});
+
+const Fraction = (description: string) => Nullable(Type.Number({ description }));
+
+export const AudienceLift = Type.Object({
+  audienceId: Type.String(),
+  holdoutPercent: Type.Integer({ description: "The audience's holdout now, 0-50" }),
+  personalized: ArmResult,
+  baseline: ArmResult,
+  absoluteLift: Fraction(
+    "The personalized arm's conversion rate minus the baseline's; null when either arm has no session",
+  ),
+  relativeLift: Fraction(
+    'absoluteLift ÷ the baseline rate (0.25 is 25 % better); null when either arm has no session or the baseline converted none',
+  ),
+  confidenceInterval: Type.Object(
+    {
+      lower: Fraction(
+        'Lower bound of the 95 % interval of absoluteLift; null when either arm has no session',
+      ),
+      upper: Fraction('Upper bound; null when either arm has no session'),
+    },
+    { description: "Newcombe's hybrid score interval (95 %) for the difference of the two rates" },
+  ),
+  chanceToBeatBaseline: Fraction(
+    'The probability, 0-1, that the personalized rate is above the baseline rate (Bayesian, uniform Beta(1, 1) priors); null when either arm has no session',
+  ),
+  srm: Type.Object(
+    {
+      pValue: Fraction(
+        'Chi-square test of the observed split of sessions against holdoutPercent; null without sessions or holdout',
+      ),
+      mismatch: Type.Boolean({
+        description: 'pValue < 0.001: the split is not what the holdout asks for, so distrust the result',
+      }),
+    },
+    { description: 'The sample-ratio-mismatch check' },
+  ),
+  enoughData: Type.Boolean({
+    description: 'False while either arm has fewer than 100 sessions or 10 conversions',
+  }),
+  daily: Type.Array(
+    Type.Object({
+      date: Type.String({ format: 'date', description: 'A UTC day of the period, YYYY-MM-DD' }),
+      personalized: ArmCounts,
+      baseline: ArmCounts,
+    }),
+    { description: 'Every UTC day the period touches, oldest first, days without sessions included' },
+  ),
+});
+export type AudienceLift = Static<typeof AudienceLift>;
+
+export const LiftParams = IdParams('page_id', 'audience_id');

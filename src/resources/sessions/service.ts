@@ -1,6 +1,6 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { AppError, invalidField } from '../../shared/errors.ts';
-import { parseInstant } from '../../shared/time.ts';
+import { invalidField } from '../../shared/errors.ts';
+import { HOUR_MS, periodOf, splitByHours } from './period.ts';
 import type { AudienceAnalyticsItem, SessionEvent } from './schema.ts';
 import {
   type AudienceTotals,
@@ -14,11 +14,7 @@ import {
   TOTAL_FIELDS,
   type Totals,
 } from './store.ts';
-
-const HOUR_MS = 60 * 60 * 1000;
-const DAY_MS = 24 * HOUR_MS;
-const DEFAULT_PERIOD_MS = 30 * DAY_MS;
-const LONGEST_PERIOD_MS = 366 * DAY_MS;
+import type { Arm } from './tables.ts';
 
 /**
  * The ids of every audience of a page, archived ones too; not found when the page is not. The
@@ -26,12 +22,13 @@ const LONGEST_PERIOD_MS = 366 * DAY_MS;
  */
 export type PageAudiences = (db: TenantDb, pageId: string) => Promise<string[]>;
 
-/** Which page, audience and link a session belongs to: what the page's token names. */
+/** Which page, audience, link and arm a session belongs to: what the page's token names. */
 export interface Visit {
   sessionId: string;
   pageId: string;
   audienceId: string;
   pageLinkId: string;
+  arm: Arm;
 }
 
 /** What a session counts: the tracker's events, and a form submitted during it. */
@@ -85,6 +82,7 @@ function newSession(visit: Visit, now: number): SessionRow {
     page_id: visit.pageId,
     audience_id: visit.audienceId,
     page_link_id: visit.pageLinkId,
+    arm: visit.arm,
     started_at: now,
     last_event_at: now,
     interactions: 0,
@@ -98,8 +96,8 @@ function newSession(visit: Visit, now: number): SessionRow {
 /**
  * Records a batch of a session's events, and moves the session's hour of the audience's rollup by
  * the change in the session's share: analytics read the rollups. Call it in a transaction. A session
- * starts when its first batch arrives (server time); a session id already used by another
- * audience's page starts nothing new. Two batches of a new session may race to create it: the
+ * starts when its first batch arrives (server time), in the arm of the page that sent it; a session
+ * id already used by another audience's page starts nothing new. Two batches of a new session may race to create it: the
  * loser's insert fails on the session's key, and a retry finds the session made.
  */
 export async function recordSessionEvents(
@@ -120,32 +118,9 @@ export async function recordSessionEvents(
     tx,
     visit.audienceId,
     hour,
+    after.arm,
     minus(contribution(after), existing ? contribution(existing) : NOTHING),
   );
-}
-
-function period(
-  query: { startDate?: string; endDate?: string },
-  now: number,
-): { start: number; end: number } {
-  const instant = (value: string | undefined, field: string, fallback: number) => {
-    if (value === undefined) return fallback;
-    const parsed = parseInstant(value);
-    if (parsed === undefined)
-      throw invalidField(`/querystring/${field}`, 'must be an RFC 3339 date-time or "+" epoch milliseconds');
-    return parsed;
-  };
-  const end = instant(query.endDate, 'endDate', now);
-  const start = instant(query.startDate, 'startDate', end - DEFAULT_PERIOD_MS);
-  if (start >= end)
-    throw new AppError('validation_failed', 'startDate must be before endDate', [
-      { path: '/querystring/startDate', message: 'must be before endDate' },
-    ]);
-  if (end - start > LONGEST_PERIOD_MS)
-    throw new AppError('validation_failed', 'The period may span at most 366 days', [
-      { path: '/querystring/startDate', message: 'must be at most 366 days before endDate' },
-    ]);
-  return { start, end };
 }
 
 function add(into: Map<string, Totals>, rows: AudienceTotals[]): void {
@@ -192,18 +167,11 @@ export async function audienceAnalytics(
   audiences: PageAudiences,
   now = Date.now(),
 ): Promise<{ items: AudienceAnalyticsItem[] }> {
-  const { start, end } = period(query, now);
+  const { whole, edges } = splitByHours(periodOf(query, now));
   const audienceIds = await audiences(db, pageId);
   if (audienceIds.length === 0) return { items: [] };
-  const firstHour = Math.ceil(start / HOUR_MS) * HOUR_MS;
-  const lastHour = Math.floor(end / HOUR_MS) * HOUR_MS;
   const totals = new Map<string, Totals>();
-  if (firstHour < lastHour) {
-    add(totals, await hourlyTotals(db, audienceIds, firstHour, lastHour));
-    add(totals, await sessionTotals(db, audienceIds, start, firstHour));
-    add(totals, await sessionTotals(db, audienceIds, lastHour, end));
-  } else {
-    add(totals, await sessionTotals(db, audienceIds, start, end));
-  }
+  if (whole) add(totals, await hourlyTotals(db, audienceIds, whole.start, whole.end));
+  for (const edge of edges) add(totals, await sessionTotals(db, audienceIds, edge.start, edge.end));
   return { items: audienceIds.map((id) => present(id, totals.get(id) ?? NOTHING)) };
 }

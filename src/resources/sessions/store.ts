@@ -1,15 +1,16 @@
 import { type Selectable, sql } from 'kysely';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { AudienceHourlyStatsTable, SessionsTable, SessionsTables } from './tables.ts';
+import type { Arm, AudienceHourlyStatsTable, SessionsTable, SessionsTables } from './tables.ts';
 
 export type SessionRow = Omit<Selectable<SessionsTable>, 'tenant_id'>;
-export type Totals = Omit<Selectable<AudienceHourlyStatsTable>, 'tenant_id' | 'audience_id' | 'hour'>;
+export type Totals = Omit<Selectable<AudienceHourlyStatsTable>, 'tenant_id' | 'audience_id' | 'hour' | 'arm'>;
 
 const SESSION_COLUMNS = [
   'id',
   'page_id',
   'audience_id',
   'page_link_id',
+  'arm',
   'started_at',
   'last_event_at',
   'interactions',
@@ -50,18 +51,19 @@ export async function saveSession(
   await db.updateTable('sessions').set(changes).where('id', '=', id).execute();
 }
 
-/** Adds `delta` to the audience's totals of one hour. */
+/** Adds `delta` to the totals of one hour of the audience's sessions served `arm`. */
 export async function addToHour(
   db: TenantDb<SessionsTables>,
   audienceId: string,
   hour: number,
+  arm: Arm,
   delta: Totals,
 ): Promise<void> {
   await db
-    .insertInto('audience_hourly_stats', { audience_id: audienceId, hour, ...delta })
+    .insertInto('audience_hourly_stats', { audience_id: audienceId, hour, arm, ...delta })
     .onConflict((oc) =>
       oc
-        .columns(['audience_id', 'hour'])
+        .columns(['audience_id', 'hour', 'arm'])
         .doUpdateSet((eb) =>
           Object.fromEntries(
             TOTAL_FIELDS.map((field) => [field, eb(`audience_hourly_stats.${field}`, '+', delta[field])]),
@@ -73,7 +75,7 @@ export async function addToHour(
 
 export type AudienceTotals = Totals & { audience_id: string };
 
-/** Totals per audience from the hourly rollups of hours in [fromHour, toHour). */
+/** Totals per audience, both arms together, from the hourly rollups of hours in [fromHour, toHour). */
 export function hourlyTotals(
   db: TenantDb<SessionsTables>,
   audienceIds: string[],
@@ -90,10 +92,11 @@ export function hourlyTotals(
     .execute() as Promise<AudienceTotals[]>;
 }
 
+const converted = sql<number>`CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END`;
+
 /** Totals per audience computed from the sessions that started in [from, to). */
 export function sessionTotals(db: TenantDb<SessionsTables>, audienceIds: string[], from: number, to: number) {
   const bounced = sql<number>`CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < ${BOUNCE_MS} THEN 1 ELSE 0 END`;
-  const converted = sql<number>`CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END`;
   return db
     .selectFrom('sessions')
     .select((eb) => [
@@ -112,4 +115,62 @@ export function sessionTotals(db: TenantDb<SessionsTables>, audienceIds: string[
     .where('started_at', '<', to)
     .groupBy('audience_id')
     .execute() as Promise<AudienceTotals[]>;
+}
+
+/** Sessions and conversions of one arm of an audience over some span (a day, or part of one). */
+export interface ArmCounts {
+  arm: Arm;
+  /** The UTC day, as epoch milliseconds divided by a day's; for sums over a span, its first day. */
+  day: number;
+  sessions: number;
+  conversions: number;
+}
+
+/**
+ * Sessions and conversions of the audience per arm and UTC day, from the hourly rollups of hours in
+ * [fromHour, toHour): a day is the hour divided by `dayMs` (integer division on both databases).
+ */
+export async function armDailyTotals(
+  db: TenantDb<SessionsTables>,
+  audienceId: string,
+  fromHour: number,
+  toHour: number,
+  dayMs: number,
+): Promise<ArmCounts[]> {
+  const day = sql<number>`hour / ${sql.lit(dayMs)}`;
+  const rows = await db
+    .selectFrom('audience_hourly_stats')
+    .select((eb) => [
+      'arm',
+      day.as('day'),
+      eb.fn.sum<number>('sessions').as('sessions'),
+      eb.fn.sum<number>('conversions').as('conversions'),
+    ])
+    .where('audience_id', '=', audienceId)
+    .where('hour', '>=', fromHour)
+    .where('hour', '<', toHour)
+    .groupBy(['arm', day])
+    .execute();
+  return rows.map((row) => ({ ...row, day: Number(row.day) }) as ArmCounts);
+}
+
+/** Sessions and conversions of the audience per arm over the sessions that started in [from, to). */
+export async function armSessionTotals(
+  db: TenantDb<SessionsTables>,
+  audienceId: string,
+  from: number,
+  to: number,
+): Promise<Omit<ArmCounts, 'day'>[]> {
+  return db
+    .selectFrom('sessions')
+    .select((eb) => [
+      'arm',
+      eb.fn.countAll<number>().as('sessions'),
+      eb.fn.sum<number>(converted).as('conversions'),
+    ])
+    .where('audience_id', '=', audienceId)
+    .where('started_at', '>=', from)
+    .where('started_at', '<', to)
+    .groupBy('arm')
+    .execute();
 }

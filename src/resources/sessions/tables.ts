@@ -1,4 +1,7 @@
-/** Row types of the session tables: visitors' sessions and their hourly sums per audience. */
+/** Row types of the session tables: visitors' sessions and their hourly sums per audience and arm. */
+
+/** Which page a session was served: the published version, or the baseline of a holdout. */
+export type Arm = 'personalized' | 'baseline';
 
 export interface SessionsTable {
   /** The visitor's session id (made by the tracking script), unique per tenant. */
@@ -7,6 +10,7 @@ export interface SessionsTable {
   page_id: string;
   audience_id: string;
   page_link_id: string;
+  arm: Arm;
   started_at: number;
   last_event_at: number;
   interactions: number;
@@ -19,14 +23,15 @@ export interface SessionsTable {
 }
 
 /**
- * Sums over the sessions of one audience that started in one hour: analytics add up whole hours
- * from here and only read raw sessions at the edges of the requested period.
+ * Sums over the sessions of one audience and arm that started in one hour: analytics add up whole
+ * hours from here and only read raw sessions at the edges of the requested period.
  */
 export interface AudienceHourlyStatsTable {
   tenant_id: string;
   audience_id: string;
   /** Start of the hour, epoch milliseconds. */
   hour: number;
+  arm: Arm;
   sessions: number;
   interactions: number;
   scroll_depth_sum: number;

@@ -213,6 +213,12 @@ export async function listAudienceVersions(
 }
 
 /** The ids of every audience of a page, archived ones too; not found when the page is not one of the tenant's. */
+/** The holdout share of an audience of the page; not found when either is not. */
+export async function holdoutOf(db: TenantDb, pageId: string, audienceId: string): Promise<number> {
+  await pages.getPage(db, pageId);
+  return (await audiences.requireAudience(db, pageId, audienceId)).holdout_percent;
+}
+
 export async function audienceIdsOfPage(db: TenantDb, pageId: string): Promise<string[]> {
   await pages.getPage(db, pageId);
   return audiences.audienceIdsOfPage(db, pageId);

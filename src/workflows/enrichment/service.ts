@@ -13,6 +13,7 @@ import * as pages from '../../resources/pages/service.ts';
 import * as logs from '../../resources/persons/log-service.ts';
 import type { Person } from '../../resources/persons/schema.ts';
 import * as persons from '../../resources/persons/service.ts';
+import type { Visit } from '../../resources/sessions/service.ts';
 import { emitEvent } from '../../resources/webhooks/events.ts';
 import { emailDomain } from '../../shared/email.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -31,12 +32,10 @@ const ACTIVITY_VALUE_SHOWN = 500;
  * the session cannot take it (its id belongs to another page's session, or the audience is gone),
  * the submission is stored all the same and only the count is skipped.
  */
-async function countInSession(
-  db: TenantDb,
-  sessionId: string,
-  origin: FormOrigin,
-  at: number,
-): Promise<void> {
+/** Where a form was submitted from: its page, audience and link, and the arm the page was served in. */
+type Origin = FormOrigin & Pick<Visit, 'arm'>;
+
+async function countInSession(db: TenantDb, sessionId: string, origin: Origin, at: number): Promise<void> {
   try {
     await recordFormInSession(db, { sessionId, ...origin }, at);
   } catch (error) {
@@ -51,7 +50,7 @@ async function countInSession(
  */
 export async function submitForm(
   db: TenantDb,
-  origin: FormOrigin,
+  origin: Origin,
   input: Omit<FormSubmissionCreate, 'token'>,
   now = Date.now(),
 ): Promise<FormSubmissionAccepted> {

@@ -1,5 +1,6 @@
 import { type PageMetadata, SAFE_URL } from '../../http/page-metadata.ts';
 import type { ActionCardWidget, FooterLinkGroup } from '../../resources/pages/schema.ts';
+import type { Arm } from '../../resources/sessions/tables.ts';
 import { type Html, html, type Part, raw } from '../../shared/html.ts';
 import { markdownHtml } from '../personalization/markdown.ts';
 import type { ImageRefs, ImageUrls } from './images.ts';
@@ -11,11 +12,17 @@ export interface PageModel {
   view: PageShown;
   images: ImageUrls;
   /**
-   * A visitor's page: the signed token the tracker and the form report with, and where the
-   * tracking script is loaded from. Without it the page is a preview: no tracking, no scripts of
-   * the tenant's, a form that sends nothing, and not for search engines.
+   * A visitor's page: the signed token the tracker and the form report with, where the tracking
+   * script is loaded from, and the arm the visitor is served. Without it the page is a preview: no
+   * tracking, no scripts of the tenant's, a form that sends nothing, and not for search engines.
    */
-  visit?: { token: string; trackerSrc: string };
+  visit?: Visit;
+}
+
+interface Visit {
+  token: string;
+  trackerSrc: string;
+  arm: Arm;
 }
 
 interface ShownAction {
@@ -304,6 +311,14 @@ ${body}
 }
 
 /**
+ * What the tracker keeps a tab's session under: the audience, and the arm when it is the baseline,
+ * so that a visitor moved from one arm to the other starts a new session there.
+ */
+function trackerScope(view: PageShown, visit: Visit): string {
+  return visit.arm === 'baseline' ? `${view.audience.audienceId}:baseline` : view.audience.audienceId;
+}
+
+/**
  * A page: a version of the audience's page with the page's widgets, form and footer, in its brand;
  * a visitor's page also carries the tracker and the tenant's scripts.
  */
@@ -317,7 +332,7 @@ export function renderPage({ view, images, visit }: PageModel): string {
     ? view.page.scripts.filter((script) => script.enabled).map((script) => raw(`\n${script.content}`))
     : [];
   const tracker = visit
-    ? html`<script src="${visit.trackerSrc}" data-tailor-token="${visit.token}" data-tailor-scope="${view.audience.audienceId}" defer></script>`
+    ? html`<script src="${visit.trackerSrc}" data-tailor-token="${visit.token}" data-tailor-scope="${trackerScope(view, visit)}" data-tailor-arm="${visit.arm}" defer></script>`
     : '';
   const body = html`<body>
 ${visit ? '' : html`<p class="preview-note">Preview: visitors are not counted and the form sends nothing.</p>`}

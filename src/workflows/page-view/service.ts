@@ -8,10 +8,13 @@ import type { PageLink } from '../../resources/page-links/schema.ts';
 import * as pageLinks from '../../resources/page-links/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import * as pages from '../../resources/pages/service.ts';
+import type { Arm } from '../../resources/sessions/tables.ts';
 import type { Tenant } from '../../resources/tenants/service.ts';
 import * as tenants from '../../resources/tenants/service.ts';
 import { AppError, invalidState } from '../../shared/errors.ts';
+import type { Signer } from '../../shared/signing.ts';
 import { getAudience } from '../audience-versions/service.ts';
+import { armOf, isVisitorId, newVisitorId } from './holdout.ts';
 
 /** What a page shows: one version of an audience's page, in the page's brand. */
 export interface PageShown {
@@ -22,11 +25,21 @@ export interface PageShown {
   brand: Brand | undefined;
 }
 
-/** Everything a public page shows, resolved from its address. */
+/** Everything a public page shows, resolved from its address and its visitor. */
 export interface PageView extends PageShown {
   tenant: Tenant;
   db: TenantDb;
   link: PageLink;
+  /** The arm the visitor is served; `content` is that arm's. */
+  arm: Arm;
+  /** The visitor id the arm was chosen by, to keep in the visitor's cookie; none without a holdout. */
+  visitorId: string | undefined;
+}
+
+/** Who asks for a public page: the visitor id from their cookie, when they sent a well-formed one. */
+export interface Visitor {
+  signer: Signer;
+  visitorId: string | undefined;
 }
 
 async function tenantAt(database: Database, slug: string): Promise<Tenant | undefined> {
@@ -38,14 +51,29 @@ async function tenantAt(database: Database, slug: string): Promise<Tenant | unde
 }
 
 /**
+ * The arm a visitor of the audience is served, and the visitor id that decided it. A holdout applies
+ * once a version other than the baseline is published; until then, and without a holdout, every
+ * visitor is served the published version and needs no visitor id.
+ */
+function holdoutArm(audience: Audience, visitor: Visitor): { arm: Arm; visitorId: string | undefined } {
+  if (audience.holdoutPercent === 0 || audience.publishedVersion.versionNumber === 0) {
+    return { arm: 'personalized', visitorId: undefined };
+  }
+  const visitorId = isVisitorId(visitor.visitorId) ? visitor.visitorId : newVisitorId();
+  return { arm: armOf(visitor.signer, audience.audienceId, visitorId, audience.holdoutPercent), visitorId };
+}
+
+/**
  * The page served at /p/{tenantSlug}{path}: the live link at the path, its audience (not archived)
- * and that audience's published version, on a published page that is not deleted. Undefined when
- * any of them is missing, so that every dead address answers the same 404.
+ * and that audience's published version, on a published page that is not deleted; or the
+ * baseline, for a visitor in the audience's holdout. Undefined when any of them is missing, so that
+ * every dead address answers the same 404.
  */
 export async function resolvePageView(
   database: Database,
   tenantSlug: string,
   path: string,
+  visitor: Visitor,
 ): Promise<PageView | undefined> {
   const tenant = await tenantAt(database, tenantSlug);
   if (!tenant) return undefined;
@@ -57,7 +85,10 @@ export async function resolvePageView(
   if (page.status !== 'published' || page.deletedAt !== null) return undefined;
   const audience = await getAudience(db, page.pageId, published.audience.id);
   const brand = await brands.brandProfile(db, page.brandId);
-  return { tenant, db, link, page, audience, content: published.content, brand };
+  const { arm, visitorId } = holdoutArm(audience, visitor);
+  const content =
+    arm === 'baseline' ? await audiences.baselineContent(db, audience.audienceId) : published.content;
+  return { tenant, db, link, page, audience, content, brand, arm, visitorId };
 }
 
 /**

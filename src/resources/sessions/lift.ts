@@ -1,0 +1,144 @@
+import type { TenantDb } from '../../db/tenant-db.ts';
+import { DAY_MS, type Period, periodOf, splitByHours } from './period.ts';
+import type { AudienceLift } from './schema.ts';
+import { chanceToBeat, chiSquarePValue, newcombeInterval, type Proportion } from './statistics.ts';
+import { armDailyTotals, armSessionTotals } from './store.ts';
+import type { Arm } from './tables.ts';
+
+/**
+ * The holdout share of an audience of the page, 0-50; not found when the page or the audience is
+ * not. The audiences resource answers; the server wires it in (src/wiring.ts).
+ */
+export type AudienceHoldout = (db: TenantDb, pageId: string, audienceId: string) => Promise<number>;
+
+/** Below these, in either arm, a difference is too likely to be noise to act on. */
+const ENOUGH_SESSIONS = 100;
+const ENOUGH_CONVERSIONS = 10;
+/** The p-value under which a split counts as a mismatch: strict, since the check runs on every read. */
+const SRM_THRESHOLD = 0.001;
+
+type Counts = { sessions: number; conversions: number };
+type Day = Record<Arm, Counts>;
+
+const none = (): Counts => ({ sessions: 0, conversions: 0 });
+
+/** Every UTC day the period touches, from its first to the one holding its last millisecond. */
+function emptyDays({ start, end }: Period): Map<number, Day> {
+  const days = new Map<number, Day>();
+  for (let day = Math.floor(start / DAY_MS); day <= Math.floor((end - 1) / DAY_MS); day++) {
+    days.set(day, { personalized: none(), baseline: none() });
+  }
+  return days;
+}
+
+function addTo(days: Map<number, Day>, day: number, arm: Arm, counts: Counts): void {
+  const into = days.get(day)?.[arm];
+  if (!into) return;
+  into.sessions += Number(counts.sessions);
+  into.conversions += Number(counts.conversions ?? 0);
+}
+
+/**
+ * Sessions and conversions per UTC day and arm: whole hours from the rollups, the partial hours at
+ * either end from the sessions (an hour never straddles two days).
+ */
+async function dailyCounts(db: TenantDb, audienceId: string, period: Period): Promise<Map<number, Day>> {
+  const days = emptyDays(period);
+  const { whole, edges } = splitByHours(period);
+  if (whole) {
+    for (const row of await armDailyTotals(db, audienceId, whole.start, whole.end, DAY_MS)) {
+      addTo(days, row.day, row.arm, row);
+    }
+  }
+  for (const edge of edges) {
+    for (const row of await armSessionTotals(db, audienceId, edge.start, edge.end)) {
+      addTo(days, Math.floor(edge.start / DAY_MS), row.arm, row);
+    }
+  }
+  return days;
+}
+
+function total(days: Map<number, Day>, arm: Arm): Counts {
+  const sum = none();
+  for (const day of days.values()) {
+    sum.sessions += day[arm].sessions;
+    sum.conversions += day[arm].conversions;
+  }
+  return sum;
+}
+
+const proportion = (counts: Counts): Proportion => ({
+  trials: counts.sessions,
+  successes: counts.conversions,
+});
+
+/** The sample-ratio check: the observed split against the one the holdout asks for. */
+function sampleRatio(personalized: Counts, baseline: Counts, holdoutPercent: number): AudienceLift['srm'] {
+  if (holdoutPercent === 0 || personalized.sessions + baseline.sessions === 0) {
+    return { pValue: null, mismatch: false };
+  }
+  const share = holdoutPercent / 100;
+  const pValue = chiSquarePValue([personalized.sessions, baseline.sessions], [1 - share, share]);
+  return { pValue, mismatch: pValue < SRM_THRESHOLD };
+}
+
+/** Every figure comparing the arms; null where an arm has no session to compute it from. */
+function compare(personalized: Counts, baseline: Counts) {
+  if (personalized.sessions === 0 || baseline.sessions === 0) {
+    return {
+      absoluteLift: null,
+      relativeLift: null,
+      confidenceInterval: { lower: null, upper: null },
+      chanceToBeatBaseline: null,
+    };
+  }
+  const personalizedRate = personalized.conversions / personalized.sessions;
+  const baselineRate = baseline.conversions / baseline.sessions;
+  const absoluteLift = personalizedRate - baselineRate;
+  return {
+    absoluteLift,
+    relativeLift: baselineRate === 0 ? null : absoluteLift / baselineRate,
+    confidenceInterval: newcombeInterval(proportion(personalized), proportion(baseline)),
+    chanceToBeatBaseline: chanceToBeat(proportion(personalized), proportion(baseline)),
+  };
+}
+
+const withRate = (counts: Counts) => ({
+  ...counts,
+  conversionRate: counts.sessions === 0 ? null : counts.conversions / counts.sessions,
+});
+
+function isoDate(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * How the audience's personalized page converts against its baseline over sessions that started in
+ * [startDate, endDate) (the analytics' period rules), from the rollups kept per arm: its cost grows
+ * with the days of the period, not with the sessions.
+ */
+export async function audienceLift(
+  db: TenantDb,
+  pageId: string,
+  audienceId: string,
+  query: { startDate?: string; endDate?: string },
+  holdoutOf: AudienceHoldout,
+  now = Date.now(),
+): Promise<AudienceLift> {
+  const period = periodOf(query, now);
+  const holdoutPercent = await holdoutOf(db, pageId, audienceId);
+  const days = await dailyCounts(db, audienceId, period);
+  const personalized = total(days, 'personalized');
+  const baseline = total(days, 'baseline');
+  const enough = (arm: Counts) => arm.sessions >= ENOUGH_SESSIONS && arm.conversions >= ENOUGH_CONVERSIONS;
+  return {
+    audienceId,
+    holdoutPercent,
+    personalized: withRate(personalized),
+    baseline: withRate(baseline),
+    ...compare(personalized, baseline),
+    srm: sampleRatio(personalized, baseline, holdoutPercent),
+    enoughData: enough(personalized) && enough(baseline),
+    daily: [...days.entries()].map(([day, arms]) => ({ date: isoDate(day), ...arms })),
+  };
+}

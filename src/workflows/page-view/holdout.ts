@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import type { Arm } from '../../resources/sessions/tables.ts';
+import type { Signer } from '../../shared/signing.ts';
+
+/**
+ * Holdouts (decisions §8): a share of an audience's visitors is served the baseline. Which share a
+ * visitor falls in is decided from a random visitor id the server keeps in a first-party cookie,
+ * hashed with a server key and the audience: the split needs no stored state, a returning visitor
+ * gets the same arm, and a visitor cannot choose or predict theirs.
+ */
+
+/** The cookie that holds the visitor id, set only on pages whose audience has a holdout. */
+export const VISITOR_COOKIE = 'tailor_vid';
+/** Long enough for an account-based campaign; browsers may cap it (Safari's ITP: 7 days). */
+export const VISITOR_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
+const VISITOR_ID = /^[A-Za-z0-9_-]{22}$/;
+const HOLDOUT_PURPOSE = 'holdout-arm';
+
+/** 128 random bits, base64url. */
+export function newVisitorId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+export function isVisitorId(value: string | undefined): value is string {
+  return value !== undefined && VISITOR_ID.test(value);
+}
+
+/**
+ * Where the visitor falls for this audience: a point in [0, 100) from the first 32 bits of an HMAC
+ * of the audience and the visitor id. Each visitor keeps its point, so raising or lowering the
+ * holdout moves only the visitors between the old and the new share.
+ */
+function splitPoint(signer: Signer, audienceId: string, visitorId: string): number {
+  const digest = Buffer.from(signer.sign(HOLDOUT_PURPOSE, `${audienceId}\0${visitorId}`), 'base64url');
+  return (digest.readUInt32BE(0) / 2 ** 32) * 100;
+}
+
+/** The arm a visitor is served: the baseline when its point falls under the holdout's share. */
+export function armOf(signer: Signer, audienceId: string, visitorId: string, holdoutPercent: number): Arm {
+  if (holdoutPercent <= 0) return 'personalized';
+  return splitPoint(signer, audienceId, visitorId) < holdoutPercent ? 'baseline' : 'personalized';
+}
