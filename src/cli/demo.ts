@@ -369,6 +369,12 @@ export async function demo(config: Config): Promise<void> {
       ),
       '',
       'Analytics, persons and accounts are in the API: see docs/forms.md ("Try it").',
+      ...made
+        .filter(({ spec }) => spec.holdoutPercent)
+        .map(
+          ({ page, audience, spec }) =>
+            `Lift of "${audience.effectiveName}" over its ${spec.holdoutPercent} % holdout (docs/analytics.md): GET /v0/pages/${page.pageId}/analytics/audiences/${audience.audienceId}/lift`,
+        ),
       '',
     ];
     process.stdout.write(out.join('\n'));

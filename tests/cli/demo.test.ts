@@ -76,6 +76,15 @@ describe('tailor demo', () => {
       const analytics = await api(`/v0/pages/${platform.pageId}/analytics/audiences`);
       expect(analytics.items).toHaveLength(4);
       expect(analytics.items.every((item: { totalSessions: number }) => item.totalSessions > 0)).toBe(true);
+      // The holdout audience has enough sessions in both arms for the lift to tell something.
+      const liftPath = first.stdout.match(/over its 20 % holdout \(docs\/analytics\.md\): GET (\S+)/)?.[1];
+      expect(liftPath).toMatch(/^\/v0\/pages\/page_\w+\/analytics\/audiences\/audience_\w+\/lift$/);
+      const lift = await api(liftPath as string);
+      expect(lift).toMatchObject({ holdoutPercent: 20, enoughData: true, srm: { mismatch: false } });
+      expect(lift.baseline.sessions).toBeGreaterThanOrEqual(100);
+      expect(lift.absoluteLift).toBeGreaterThan(0);
+      expect(lift.confidenceInterval.lower).toBeLessThan(lift.confidenceInterval.upper);
+      expect(lift.chanceToBeatBaseline).toBeGreaterThan(0.5);
       // The demo's form submissions were enriched onto their persons.
       const jane = persons.items.find((person: { email: string }) => person.email.startsWith('jane.cooper@'));
       const logs = await api(`/v0/persons/${jane.personId}/logs`);

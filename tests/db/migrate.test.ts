@@ -27,8 +27,8 @@ describe('migrations', () => {
   });
 });
 
-describe('upgrading a database made before migrations 0011 and 0012', () => {
-  it('runs only what is new, keeps a renamed migration from running twice, and fills the derived columns', async () => {
+describe('upgrading a database made before migrations 0011 to 0015', () => {
+  it('runs only what is new, keeps a renamed migration from running twice, fills the derived columns, and puts every earlier session in the personalized arm', async () => {
     const environment = await freshEnvironment();
     const database = openDatabase({
       databaseUrl: environment.env.DATABASE_URL,
@@ -119,6 +119,40 @@ describe('upgrading a database made before migrations 0011 and 0012', () => {
         .values([audience('au1', 1, null), audience('au2', 2, at), audience('au3', 3, null)])
         .execute();
       await db
+        .insertInto('visit_sessions' as 'sessions')
+        .values({
+          id: 's1',
+          tenant_id: 't1',
+          page_id: 'pg1',
+          audience_id: 'au1',
+          page_link_id: 'pl1',
+          started_at: at,
+          last_event_at: at,
+          interactions: 1,
+          cta_clicks: 1,
+          form_submits: 0,
+          max_scroll_depth: 50,
+          time_spent_ms: 12_000,
+        } as never)
+        .execute();
+      const hourly = {
+        tenant_id: 't1',
+        audience_id: 'au1',
+        hour: at,
+        sessions: 1,
+        interactions: 1,
+        scroll_depth_sum: 50,
+        time_spent_ms_sum: 12_000,
+        bounces: 0,
+        conversions: 1,
+        cta_sessions: 1,
+        form_submit_sessions: 0,
+      };
+      await db
+        .insertInto('audience_hourly_stats')
+        .values(hourly as never)
+        .execute();
+      await db
         .insertInto('jobs')
         .values({
           id: 'j1',
@@ -152,7 +186,15 @@ describe('upgrading a database made before migrations 0011 and 0012', () => {
       expect(Number(page.audiences_count)).toBe(2);
       const job = await db.selectFrom('jobs').select('kind').executeTakeFirstOrThrow();
       expect(job.kind).toBe('versions.generate');
-      expect(await db.selectFrom('sessions').select('id').execute()).toEqual([]);
+      expect(await db.selectFrom('sessions').select(['id', 'arm']).execute()).toEqual([
+        { id: 's1', arm: 'personalized' },
+      ]);
+      const rollups = await db.selectFrom('audience_hourly_stats').selectAll().execute();
+      expect(rollups.map((row) => ({ ...row, hour: Number(row.hour) }))).toEqual([
+        expect.objectContaining({ ...hourly, arm: 'personalized' }),
+      ]);
+      const audiences = await db.selectFrom('audiences').select('holdout_percent').execute();
+      expect(audiences.map((row) => row.holdout_percent)).toEqual([0, 0, 0]);
     } finally {
       await database.close();
       await environment.drop();
