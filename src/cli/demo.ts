@@ -93,7 +93,7 @@ function wordmark(spec: BrandSpec): Buffer {
  * How often an engaged visitor clicks the call to action, per arm: the sample's personalized pages
  * convert better than the baseline, so that the lift of the holdout audience has a story to tell.
  */
-const CTA_CHANCE: Record<Arm, number> = { personalized: 0.35, baseline: 0.22 };
+const CTA_CHANCE: Record<Arm, number> = { personalized: 0.35, baseline: 0.25 };
 
 function sessionEvents(random: () => number, start: number, arm: Arm): SessionEvent[] {
   if (random() < 0.25)

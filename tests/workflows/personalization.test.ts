@@ -321,12 +321,12 @@ describe('check', () => {
 });
 
 describe('the baseline', () => {
-  it('is the page as it is, its context not repeating the hero', () => {
+  it('is the page as it is under its name (the title is for the tab), its context not repeating the hero', () => {
     const baseline = baselineContent(page('inbound', { metadata: undefined }));
     expect(baseline).toMatchObject({
-      headline: 'Rocket fuel | Acme',
+      headline: 'Rocket fuel',
       subheadline: 'Acme fuel gets rockets to orbit on less.',
-      sections: [{ heading: 'Rocket fuel', body: 'Every tank is tested twice.' }],
+      sections: [{ heading: 'Overview', body: 'Every tank is tested twice.' }],
     });
   });
 });

@@ -333,14 +333,21 @@ export function metadataFor(
   };
 }
 
-/** Version 0: the page as it is, for every visitor. */
+/** The heading of the baseline's one section, the page's context: under the name, not repeating it. */
+const BASELINE_SECTION = 'Overview';
+
+/**
+ * Version 0: the page as it is, for every visitor, and what a holdout is served. Its headline is the
+ * page's name, as a generated version's falls back to (the title is for the browser's tab and
+ * usually carries the brand after a bar).
+ */
 export function baselineContent(page: Page): VersionContent {
   const subheadline = subheadlineOf(page);
   const rest = allowedCopy(page.pageContext, { forbidden: [], foreignNames: [], actions: [] }, subheadline);
   return {
-    headline: page.title,
+    headline: page.name,
     subheadline,
-    sections: rest ? [{ heading: page.name, body: rest }] : [],
+    sections: rest ? [{ heading: BASELINE_SECTION, body: rest }] : [],
     actions: page.actions.map((action) => ({
       actionId: action.actionId,
       buttonTitle: action.buttonTitle,
