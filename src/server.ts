@@ -58,18 +58,28 @@ export async function prepareDatabase(config: Config): Promise<Database> {
   }
 }
 
-/** Stops `stop` once, on the first SIGTERM or SIGINT, then exits 0. */
-function onStopSignal(log: Logger, stop: () => Promise<unknown>): void {
+/**
+ * Exits 0 on the first SIGTERM or SIGINT, after running the stop that `onStop` set. Listening
+ * starts before the node does, so that a node told to stop while it is still starting (waiting for
+ * its database, migrating) stops at once and cleanly: it has acknowledged nothing yet.
+ */
+function stopOnSignal(logger: Logger): { onStop(stop: () => Promise<unknown>): void } {
+  let stop: (() => Promise<unknown>) | undefined;
   let stopping = false;
   const handle = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'draining');
-    await stop();
+    logger.info({ signal }, stop ? 'draining' : 'stopped while starting');
+    await stop?.();
     process.exit(0);
   };
   process.once('SIGTERM', () => void handle('SIGTERM'));
   process.once('SIGINT', () => void handle('SIGINT'));
+  return {
+    onStop(drain) {
+      stop = drain;
+    },
+  };
 }
 
 function workerFor(
@@ -85,6 +95,7 @@ function workerFor(
 /** Runs background work only, until SIGTERM or SIGINT; then finishes the jobs it has and exits. */
 export async function work(config: Config): Promise<void> {
   const logger = pino({ level: config.logLevel });
+  const signals = stopOnSignal(logger);
   const database = await prepareDatabase(config);
   const worker = workerFor(
     config,
@@ -93,7 +104,7 @@ export async function work(config: Config): Promise<void> {
     logger,
     Math.max(1, config.workers),
   );
-  onStopSignal(logger, async () => {
+  signals.onStop(async () => {
     await worker.stop();
     await database.close();
   });
@@ -103,6 +114,7 @@ export async function work(config: Config): Promise<void> {
 
 /** Serves the API until SIGTERM or SIGINT, then drains: no new connections, in-flight requests finish. */
 export async function serve(config: Config): Promise<void> {
+  const signals = stopOnSignal(pino({ level: config.logLevel }));
   const database = await prepareDatabase(config);
   const storage = await createFileStorage(config);
   const redis = config.redisUrl
@@ -123,7 +135,7 @@ export async function serve(config: Config): Promise<void> {
   });
   const worker =
     config.workers > 0 ? workerFor(config, database, storage, app.log, config.workers) : undefined;
-  onStopSignal(app.log, async () => {
+  signals.onStop(async () => {
     app.draining = true;
     await Promise.all([app.close(), worker?.stop()]);
     redis?.disconnect();

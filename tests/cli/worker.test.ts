@@ -3,7 +3,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
 import { GENERATE_JOB } from '../../src/workflows/audience-versions/service.ts';
-import { type Environment, freshEnvironment, startServe } from '../helpers/process.ts';
+import { type Environment, freePort, freshEnvironment, spawnTailor, startServe } from '../helpers/process.ts';
+import { TEST_SECRET } from '../helpers/server.ts';
 
 let environment: Environment | undefined;
 afterEach(async () => {
@@ -82,4 +83,23 @@ describe('tailor worker', () => {
       await database.close();
     }
   });
+
+  it.each(['worker', 'serve'])(
+    'tailor %s told to stop while it still waits for its database exits 0 at once',
+    async (command) => {
+      // A PostgreSQL address where nothing listens: the node waits for it, retrying every second.
+      const closed = `postgres://postgres@127.0.0.1:${await freePort()}/test`;
+      const node = spawnTailor([command], {
+        DATABASE_URL: closed,
+        TAILOR_SECRET: TEST_SECRET,
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+      });
+      await expect.poll(() => node.output(), { timeout: 15_000 }).toContain('waiting for it');
+      node.child.kill('SIGTERM');
+      expect(await node.exited).toBe(0);
+      expect(node.output()).toContain('stopped while starting');
+    },
+    30_000,
+  );
 });
