@@ -1,183 +1,136 @@
 import { createHash } from 'node:crypto';
+import { transformSync } from 'esbuild';
 
 /**
- * The tracking script of public pages, served as is (no build step, no framework). The page loads
- * it with `data-tailor-token` (the signed page token) and `data-tailor-scope` (the audience, so
- * that one tab keeps one session per audience across reloads and never reuses a session id on
- * another audience's page, which the event endpoint refuses).
+ * The tracking script of public pages, as it is read and changed here; pages get it minified
+ * (TRACKER_SCRIPT). No build step, no framework. The page loads it, with a relative address, with
+ * `data-tailor-token` (the signed page token) and `data-tailor-scope` (the audience, so that one tab
+ * keeps one session per audience across reloads and never reuses a session id on another
+ * audience's page, which the event endpoint refuses).
  *
  * It reports the session to /v0/public/events in batches of at most 50 events, flushed every 5 s,
- * when the page is hidden and on pagehide, with sendBeacon (fetch with keepalive as the fallback);
- * the body is a JSON string, which sendBeacon sends as text/plain. It also submits the page's
- * action form to /v0/public/forms. Interactions and scroll depth are reported at most once a
- * second; `time` carries the visible time since the previous `time` event.
+ * when the page's visibility changes and on pagehide, with sendBeacon (fetch with keepalive when
+ * the beacon is refused); the body is a JSON string, which both send as text/plain. It also submits
+ * the page's action form to /v0/public/forms, with fetch, as text/plain too. Interactions and
+ * scroll depth are reported at most once a second; `time` carries the visible time since the
+ * previous `time` event.
+ *
+ * Gzipped, what is served must stay within 1,000 bytes (tests/public/downloads.test.ts): the code is
+ * terse on purpose and leans on what the page guarantees: render.ts always sets both attributes,
+ * and a live form always has its submit button, error and thanks elements. The minifier renames
+ * local names only: property names, strings and numbers are sent as written here.
  */
-export const TRACKER_SCRIPT = `(() => {
-  'use strict';
-  const script = document.currentScript;
-  const token = script && script.getAttribute('data-tailor-token');
-  if (!token) return;
-  const endpoint = (path) => new URL(path, script.src).href;
-  const EVENTS_URL = endpoint('/v0/public/events');
-  const FORMS_URL = endpoint('/v0/public/forms');
-  const FLUSH_MS = 5000;
-  const THROTTLE_MS = 1000;
-  const BATCH = 50;
-  const MAX_TIME_MS = 3600000;
-  const SESSION_ID = /^[A-Za-z0-9-]{8,64}$/;
+const TRACKER_SOURCE = `(() => {
+  const doc = document;
+  const { tailorToken: token, tailorScope: scope } = doc.currentScript.dataset;
+  // Relative, as the page's address of this script is: both resolve against the page's base URL.
+  const EVENTS_URL = '/v0/public/events';
+  const on = addEventListener; // on window, in the capture phase where it matters (below)
+  const post = (url, fields) =>
+    fetch(url, { method: 'POST', body: JSON.stringify({ token, sessionId, ...fields }), keepalive: true });
 
-  const uuid = () => {
-    if (crypto.randomUUID) return crypto.randomUUID();
-    // randomUUID needs a secure context; plain-http deployments get a version 4 UUID made by hand.
-    const bytes = crypto.getRandomValues(new Uint8Array(16));
-    bytes[6] = (bytes[6] & 15) | 64;
-    bytes[8] = (bytes[8] & 63) | 128;
-    const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-    return [hex.slice(0, 8), hex.slice(8, 12), hex.slice(12, 16), hex.slice(16, 20), hex.slice(20)].join('-');
-  };
+  // A random version 4 UUID: the one in a blob URL (the File API makes it with the browser's
+  // random UUID generator, as crypto.randomUUID does, which plain-http pages lack). The tab's
+  // session for this audience goes on when sessionStorage has one; when storage is blocked, each
+  // load is a session of its own.
+  let sessionId = URL.createObjectURL(new Blob()).slice(-36);
+  try {
+    const store = sessionStorage;
+    const key = 'tailor.session.' + scope;
+    if (/^[0-9a-f-]{36}$/.test(store[key])) sessionId = store[key];
+    else store[key] = sessionId;
+  } catch {}
 
-  const sessionId = (() => {
-    const key = 'tailor.session.' + (script.getAttribute('data-tailor-scope') || location.pathname);
-    try {
-      let id = sessionStorage.getItem(key);
-      if (!id || !SESSION_ID.test(id)) {
-        id = uuid();
-        sessionStorage.setItem(key, id);
-      }
-      return id;
-    } catch (error) {
-      return uuid(); // storage is blocked: a session for this load only
-    }
-  })();
+  const queue = [];
+  const record = (type, fields) => queue.push({ type, at: Date.now(), ...fields });
 
-  let queue = [];
-  const record = (type, fields) => queue.push(Object.assign({ type, at: Date.now() }, fields));
-
-  let visibleMs = 0;
-  let visibleSince = document.visibilityState === 'visible' ? performance.now() : null;
-  const takeVisibleTime = () => {
-    const now = performance.now();
-    const ms = visibleMs + (visibleSince === null ? 0 : now - visibleSince);
-    visibleMs = 0;
-    if (visibleSince !== null) visibleSince = now;
-    return Math.min(Math.round(ms), MAX_TIME_MS);
-  };
-
-  const send = (body) => {
-    try {
-      if (navigator.sendBeacon && navigator.sendBeacon(EVENTS_URL, body)) return;
-    } catch (error) {
-      // fall through to fetch
-    }
-    fetch(EVENTS_URL, { method: 'POST', body, keepalive: true }).catch(() => {});
-  };
-
+  // Also run on load and on every visibility change: since is when the page last became visible
+  // or reported its time (false while hidden), so hidden time never counts.
+  let since;
   const flush = () => {
-    const ms = takeVisibleTime();
-    if (ms > 0) record('time', { ms });
-    while (queue.length > 0) {
-      const events = queue.slice(0, BATCH);
-      queue = queue.slice(BATCH);
-      send(JSON.stringify({ token, sessionId, events }));
+    const now = performance.now();
+    const ms = since && Math.min(Math.round(now - since), 3600000);
+    since = !doc.hidden && now;
+    if (ms) record('time', { ms });
+    while (queue.length) {
+      const events = queue.splice(0, 50);
+      navigator.sendBeacon(EVENTS_URL, JSON.stringify({ token, sessionId, events })) ||
+        post(EVENTS_URL, { events }).catch(() => {});
     }
   };
 
   let lastInteraction = 0;
   const interaction = () => {
-    const now = Date.now();
-    if (now - lastInteraction < THROTTLE_MS) return;
-    lastInteraction = now;
+    if (Date.now() - lastInteraction < 1000) return;
+    lastInteraction = Date.now();
     record('interaction');
   };
 
+  // The deepest part of the page seen: reported at once, then at most once a second (a second
+  // after a report, the depth is measured again, and scroll events wait for it).
   let deepest = -1;
-  let lastScroll = 0;
   let scrollTimer = 0;
-  const depthNow = () => {
-    const total = Math.max(document.documentElement.scrollHeight, document.body ? document.body.scrollHeight : 0);
-    if (total <= 0) return 100;
-    return Math.min(100, Math.max(0, Math.round(((window.scrollY + window.innerHeight) / total) * 100)));
-  };
   const measureScroll = () => {
     scrollTimer = 0;
-    const depth = depthNow();
-    if (depth <= deepest) return;
-    const wait = lastScroll + THROTTLE_MS - Date.now();
-    if (wait > 0) {
-      scrollTimer = setTimeout(measureScroll, wait); // report the depth reached once the second is over
-      return;
+    const depth = Math.min(Math.round(((scrollY + innerHeight) / doc.documentElement.scrollHeight) * 100), 100);
+    if (depth > deepest) {
+      record('scroll', { depth: (deepest = depth) });
+      scrollTimer = setTimeout(measureScroll, 1000);
     }
-    deepest = depth;
-    lastScroll = Date.now();
-    record('scroll', { depth });
   };
 
-  // Capture phase: a page script that stops propagation does not hide the visitor's actions.
-  document.addEventListener('click', (event) => {
-    interaction();
-    const target = event.target instanceof Element ? event.target.closest('[data-action-id]') : null;
-    const actionId = target && target.getAttribute('data-action-id');
-    if (actionId) record('cta_click', { actionId: actionId.slice(0, 64) });
-  }, true);
-  document.addEventListener('keydown', interaction, true);
-  document.addEventListener('focusin', (event) => {
-    if (event.target instanceof Element && event.target.matches('input, textarea, select')) interaction();
-  }, true);
-  window.addEventListener('scroll', () => {
-    if (!scrollTimer) measureScroll();
-  }, { passive: true });
-  document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden') {
-      if (visibleSince !== null) visibleMs += performance.now() - visibleSince;
-      visibleSince = null;
-      flush();
-    } else if (visibleSince === null) {
-      visibleSince = performance.now();
+  // Capture phase on window: a page script that stops propagation does not hide the visitor's actions.
+  on(
+    'click',
+    (event) => {
+      interaction();
+      const actionId = event.target.closest?.('[data-action-id]')?.dataset.actionId;
+      if (actionId) record('cta_click', { actionId: actionId.slice(0, 64) });
+    },
+    true,
+  );
+  on('keydown', interaction, true);
+  on('focusin', (event) => event.target.matches('input,textarea,select') && interaction(), true);
+  on('scroll', () => scrollTimer || measureScroll());
+  on('visibilitychange', flush, true);
+  on('pagehide', flush);
+  setInterval(flush, 5000);
+
+  const form = doc.querySelector('form[data-tailor-form]');
+  form?.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const submit = form.querySelector('[type=submit]');
+    const failed = form.querySelector('[data-tailor-form-error]');
+    const thanks = doc.querySelector('[data-tailor-form-thanks]');
+    const values = {};
+    for (let [name, value] of new FormData(form)) {
+      if ((value = value.trim?.())) values[name] = value; // files have no trim: left out
     }
+    const { email = '', ...fields } = values;
+    const fail = () => {
+      submit.disabled = failed.hidden = false;
+    };
+    submit.disabled = failed.hidden = true;
+    flush(); // the session should be known before the submission that counts toward it
+    post('/v0/public/forms', { email, fields }).then((response) => {
+      if (!response.ok) return fail();
+      form.hidden = true;
+      thanks.hidden = false;
+      thanks.focus();
+    }, fail);
   });
-  window.addEventListener('pagehide', flush);
-  setInterval(flush, FLUSH_MS);
 
-  const form = document.querySelector('form[data-tailor-form]');
-  if (form) {
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const submit = form.querySelector('[type=submit]');
-      const failed = form.querySelector('[data-tailor-form-error]');
-      const thanks = document.querySelector('[data-tailor-form-thanks]');
-      const fields = {};
-      let email = '';
-      for (const [name, value] of new FormData(form)) {
-        if (typeof value !== 'string' || !value.trim()) continue;
-        if (name === 'email') email = value.trim();
-        else fields[name] = value.trim();
-      }
-      if (submit) submit.disabled = true;
-      if (failed) failed.hidden = true;
-      flush(); // the session should be known before the submission that counts toward it
-      try {
-        const response = await fetch(FORMS_URL, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ token, sessionId, email, fields }),
-        });
-        if (!response.ok) throw new Error('The form was not accepted: ' + response.status);
-        form.hidden = true;
-        if (thanks) {
-          thanks.hidden = false;
-          thanks.focus();
-        }
-      } catch (error) {
-        if (failed) failed.hidden = false;
-        if (submit) submit.disabled = false;
-      }
-    });
-  }
-
+  flush();
   record('session_start');
   measureScroll();
 })();
 `;
+
+/**
+ * What pages load: TRACKER_SOURCE minified, once, when the module loads. ES2020 is the syntax it
+ * may use (optional chaining, object spread): what browsers have run since 2020.
+ */
+export const TRACKER_SCRIPT = transformSync(TRACKER_SOURCE, { minify: true, target: 'es2020' }).code;
 
 /** Changes whenever the script does: the page asks for this version, so caches never serve an old one. */
 export const TRACKER_VERSION = createHash('sha256').update(TRACKER_SCRIPT).digest('hex').slice(0, 16);

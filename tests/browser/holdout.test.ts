@@ -126,9 +126,13 @@ describe('holdouts in Chromium', () => {
     async () => {
       const { pageId, audiences } = await twoHeldAudiences([50, 30]);
       const tabs = new Map<string, Tab[]>(audiences.map((audience) => [audience.audienceId, []]));
+      // Browsers stay open until every tab's closing beacon has landed: closing a browser may cancel
+      // a beacon still in flight, which a visitor's browser, left open, would have delivered.
+      const contexts: BrowserContext[] = [];
       for (const audience of audiences) {
         for (let i = 0; i < VISITORS_PER_AUDIENCE; i++) {
           const context = await browser.newContext();
+          contexts.push(context);
           const first = await visit(context, audience, i % 3 === 0);
           tabs.get(audience.audienceId)?.push(first);
           if (i % 4 === 0) {
@@ -139,12 +143,11 @@ describe('holdouts in Chromium', () => {
             const cookie = state.cookies.find((entry) => entry.name === 'tailor_vid');
             expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax' });
             const restarted = await browser.newContext({ storageState: state });
+            contexts.push(restarted);
             const later = await visit(restarted, audience, i % 8 === 0);
             expect(later.arm).toBe(first.arm);
             tabs.get(audience.audienceId)?.push(again, later);
-            await restarted.close();
           }
-          await context.close();
         }
       }
 
@@ -178,6 +181,7 @@ describe('holdouts in Chromium', () => {
           expect(lift.confidenceInterval.upper).toBeGreaterThanOrEqual(lift.absoluteLift);
         }
       }
+      for (const context of contexts) await context.close();
       // Both arms were seen across the visitors (at 50 % and 30 %, 20 visitors make missing one unlikely).
       const arms = new Set([...tabs.values()].flat().map((tab) => tab.arm));
       expect([...arms].sort()).toEqual(['baseline', 'personalized']);
