@@ -7,18 +7,9 @@
  * Seeds `rows` accounts (default 1,000,000) straight into the database, starts the server on
  * loopback and drives it with autocannon for a few seconds per scenario. Prints one line per scenario.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
-import { buildApp } from '../src/app.ts';
-import { openDatabase } from '../src/db/connection.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { LocalDiskStorage } from '../src/resources/files/storage.ts';
 import { newId } from '../src/shared/ids.ts';
-import { Signer } from '../src/shared/signing.ts';
-import { createTenantWithKey } from '../src/workflows/tenant-setup/service.ts';
+import { openBench, refreshStatistics, serveBench } from './support.ts';
 
 const rows = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 2000;
@@ -35,10 +26,8 @@ const WORDS = [
   'cyberdyne',
 ];
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bench-'));
-const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
-await migrateToLatest(database);
-const tenant = await createTenantWithKey(database, { name: `Bench ${Date.now()}` });
+const bench = await openBench('Bench');
+const { database, tenant } = bench;
 
 const seedStart = Date.now();
 for (let done = 0; done < rows; done += BATCH) {
@@ -58,19 +47,10 @@ for (let done = 0; done < rows; done += BATCH) {
   await database.acrossTenants.insertInto('accounts').values(batch).execute();
 }
 const seedSeconds = (Date.now() - seedStart) / 1000;
-// What the hourly statistics refresh (SQLite) or autovacuum (PostgreSQL) does in a running deployment.
-await sql
-  .raw(database.dialect.name === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
-  .execute(database.acrossTenants);
+await refreshStatistics(database);
 
-const app = await buildApp({
-  database,
-  signer: new Signer('bench-secret-bench-secret-bench-secret-00'),
-  storage: new LocalDiskStorage(path.join(dataDir, 'files')),
-  publicUrl: 'http://127.0.0.1',
-  rateLimitRps: 0,
-});
-const url = await app.listen({ host: '127.0.0.1', port: 0 });
+const server = await serveBench(bench);
+const url = server.url;
 const headers = { 'x-api-key': tenant.apiKey };
 
 async function deepCursor(pages: number): Promise<string> {
@@ -100,6 +80,4 @@ for (const [name, pathAndQuery] of scenarios) {
 }
 console.log(`rss: ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB`);
 
-await app.close();
-await database.close();
-fs.rmSync(dataDir, { recursive: true, force: true });
+await server.close();

@@ -8,43 +8,18 @@
  * 90 days, written straight into the tables with the hourly rollups the ingestion keeps, then drives
  * the endpoint with autocannon for a few periods. Prints one line per scenario.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
-import { sql } from 'kysely';
-import { buildApp } from '../src/app.ts';
-import { openDatabase } from '../src/db/connection.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { LocalDiskStorage } from '../src/resources/files/storage.ts';
-import { createPage } from '../src/resources/pages/service.ts';
-import { Signer } from '../src/shared/signing.ts';
-import { resourceNeeds } from '../src/wiring.ts';
 import { createAudience } from '../src/workflows/audience-versions/service.ts';
-import { createTenantWithKey } from '../src/workflows/tenant-setup/service.ts';
+import { benchPage, openBench, rollUpSessions, serveBench } from './support.ts';
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 1000;
 const DAY = 86_400_000;
-const HOUR = 3_600_000;
+const _HOUR = 3_600_000;
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bench-'));
-const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
-await migrateToLatest(database);
-const tenant = await createTenantWithKey(database, { name: `Analytics bench ${Date.now()}` });
-const db = database.forTenant(tenant.tenantId);
-const page = await createPage(
-  db,
-  {
-    name: 'Bench',
-    pageContext: 'Bench.',
-    brandId: 'b',
-    actions: [],
-    actionCardWidgets: [],
-    scripts: [],
-  },
-  resourceNeeds({ signer: new Signer('bench-secret-bench-secret-bench-secret'), publicUrl: '' }).pages.images,
-);
+const bench = await openBench('Analytics bench');
+const { database, tenant, db } = bench;
+const page = await benchPage(db);
 const audiences: string[] = [];
 for (let i = 0; i < 10; i++) audiences.push((await createAudience(db, page.pageId, {})).audienceId);
 
@@ -68,32 +43,13 @@ for (let done = 0; done < total; done += BATCH) {
       time_spent_ms: (n % 60) * 1000,
     };
   });
-  await database.acrossTenants.insertInto('visit_sessions').values(rows).execute();
+  await database.acrossTenants.insertInto('sessions').values(rows).execute();
 }
-// The rollups the ingestion keeps, built in one pass.
-const hour = sql.raw(`(started_at / ${HOUR}) * ${HOUR}`);
-await sql`INSERT INTO audience_hourly_stats
-  SELECT tenant_id, audience_id, ${hour}, count(*), sum(interactions), sum(max_scroll_depth),
-    sum(time_spent_ms),
-    sum(CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < 10000 THEN 1 ELSE 0 END),
-    sum(CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END),
-    sum(CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END), sum(CASE WHEN form_submits > 0 THEN 1 ELSE 0 END)
-  FROM visit_sessions WHERE tenant_id = ${tenant.tenantId} GROUP BY tenant_id, audience_id, ${hour}`.execute(
-  database.acrossTenants,
-);
-await sql
-  .raw(database.dialect.name === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
-  .execute(database.acrossTenants);
+await rollUpSessions(bench);
 const seedSeconds = (Date.now() - seedStart) / 1000;
 
-const app = await buildApp({
-  database,
-  signer: new Signer('bench-secret-bench-secret-bench-secret-00'),
-  storage: new LocalDiskStorage(path.join(dataDir, 'files')),
-  publicUrl: 'http://127.0.0.1',
-  rateLimitRps: 0,
-});
-const url = await app.listen({ host: '127.0.0.1', port: 0 });
+const server = await serveBench(bench);
+const url = server.url;
 const iso = (ms: number) => new Date(ms).toISOString();
 const base = `${url}/v0/pages/${page.pageId}/analytics/audiences`;
 const scenarios: [string, string][] = [
@@ -119,6 +75,4 @@ for (const [name, target] of scenarios) {
 }
 console.log(`rss: ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB`);
 
-await app.close();
-await database.close();
-fs.rmSync(dataDir, { recursive: true, force: true });
+await server.close();

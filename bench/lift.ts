@@ -21,16 +21,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { sql } from 'kysely';
-import { buildApp } from '../src/app.ts';
-import { openDatabase } from '../src/db/connection.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { LocalDiskStorage } from '../src/resources/files/storage.ts';
-import { createPage } from '../src/resources/pages/service.ts';
-import { Signer } from '../src/shared/signing.ts';
-import { resourceNeeds } from '../src/wiring.ts';
 import { createAudience } from '../src/workflows/audience-versions/service.ts';
-import { createTenantWithKey } from '../src/workflows/tenant-setup/service.ts';
+import { benchPage, openBench, rollUpSessions, serveBench } from './support.ts';
 
 const total = Number(process.argv[2] ?? 1_000_000);
 const BATCH = 1000;
@@ -44,23 +36,9 @@ const MEASURE_S = 5;
 const SEQUENTIAL = 200;
 const AUTOCANNON = path.join(import.meta.dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bench-'));
-const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
-await migrateToLatest(database);
-const tenant = await createTenantWithKey(database, { name: `Lift bench ${Date.now()}` });
-const db = database.forTenant(tenant.tenantId);
-const page = await createPage(
-  db,
-  {
-    name: 'Bench',
-    pageContext: 'Bench.',
-    brandId: 'b',
-    actions: [],
-    actionCardWidgets: [],
-    scripts: [],
-  },
-  resourceNeeds({ signer: new Signer('bench-secret-bench-secret-bench-secret'), publicUrl: '' }).pages.images,
-);
+const bench = await openBench('Lift bench');
+const { database, tenant, db } = bench;
+const page = await benchPage(db);
 const audienceId = (await createAudience(db, page.pageId, { holdoutPercent: 10 })).audienceId;
 
 // Session n: baseline when n % 10 === 3 (10%). A personalized session converts (a CTA click) when
@@ -90,32 +68,11 @@ for (let done = 0; done < total; done += BATCH) {
   });
   await database.acrossTenants.insertInto('sessions').values(rows).execute();
 }
-// The rollups the ingestion keeps (per audience, hour and arm), built in one pass.
-const hour = sql.raw(`(started_at / ${HOUR}) * ${HOUR}`);
-await sql`INSERT INTO audience_hourly_stats (tenant_id, audience_id, hour, arm, sessions, interactions,
-    scroll_depth_sum, time_spent_ms_sum, bounces, conversions, cta_sessions, form_submit_sessions)
-  SELECT tenant_id, audience_id, ${hour}, arm, count(*), sum(interactions), sum(max_scroll_depth),
-    sum(time_spent_ms),
-    sum(CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < 10000 THEN 1 ELSE 0 END),
-    sum(CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END),
-    sum(CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END), sum(CASE WHEN form_submits > 0 THEN 1 ELSE 0 END)
-  FROM sessions WHERE tenant_id = ${tenant.tenantId} GROUP BY tenant_id, audience_id, ${hour}, arm`.execute(
-  database.acrossTenants,
-);
-// What the hourly statistics refresh (SQLite) or autovacuum (PostgreSQL) does in a running deployment.
-await sql
-  .raw(database.dialect.name === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
-  .execute(database.acrossTenants);
+await rollUpSessions(bench);
 const seedSeconds = (Date.now() - seedStart) / 1000;
 
-const app = await buildApp({
-  database,
-  signer: new Signer('bench-secret-bench-secret-bench-secret-00'),
-  storage: new LocalDiskStorage(path.join(dataDir, 'files')),
-  publicUrl: 'http://127.0.0.1',
-  rateLimitRps: 0,
-});
-const tailorUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+const server = await serveBench(bench);
+const tailorUrl = server.url;
 
 /** One answer, byte for byte: what the bare server repeats. */
 interface Answer {
@@ -389,6 +346,4 @@ for (const [name, pathAndQuery] of scenarios) {
 console.log(`rss: ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB`);
 
 await new Promise((resolve) => bare.close(resolve));
-await app.close();
-await database.close();
-fs.rmSync(dataDir, { recursive: true, force: true });
+await server.close();

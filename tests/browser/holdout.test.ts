@@ -1,12 +1,10 @@
-import fs from 'node:fs';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { getTenant } from '../../src/resources/tenants/service.ts';
+import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
 const VISITORS_PER_AUDIENCE = 10;
 
 let server: TestServer;
@@ -17,16 +15,7 @@ beforeAll(async () => {
   if (!hasChromium) return;
   server = await startServer();
   api = await server.newTenant();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

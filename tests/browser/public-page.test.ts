@@ -1,14 +1,12 @@
-import fs from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getTenant } from '../../src/resources/tenants/service.ts';
+import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import { uploadImage } from '../helpers/images.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
 const SCREENSHOT = '/tmp/tailor-public-page.png';
 const MOBILE_SCREENSHOT = '/tmp/tailor-public-page-mobile.png';
 const INJECTION = '<img src=x onerror="window.__pwned=1">';
@@ -31,19 +29,7 @@ beforeAll(async () => {
   if (!hasChromium) return;
   server = await startServer();
   api = await server.newTenant();
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

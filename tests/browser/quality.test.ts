@@ -1,11 +1,10 @@
 import fs from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import { type Fixture, makeFixtures } from '../helpers/quality-fixtures.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const hasChromium = fs.existsSync(CHROMIUM);
 /** Where the screenshots go, to be looked at. */
 const SHOTS = '/tmp/tailor-quality';
 const VIEWPORTS = {
@@ -21,16 +20,7 @@ beforeAll(async () => {
   if (!hasChromium) return;
   server = await startServer();
   ({ fixtures } = await makeFixtures(server));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
   fs.mkdirSync(SHOTS, { recursive: true });
 }, 120_000);
 afterAll(async () => {

@@ -153,7 +153,6 @@ describe.skipIf(!onPostgres)('PostgreSQL cut off under load', () => {
     const load = startLoad({
       targets: () => [node.url],
       site,
-      writes: ['person', 'page', 'audience', 'session', 'form'],
     });
     await sleep(LOAD_MS);
 

@@ -36,7 +36,6 @@ describe('tailor serve killed with -9 under mixed write load', () => {
       const load = startLoad({
         targets: () => [node.url],
         site,
-        writes: ['person', 'page', 'audience', 'session', 'form'],
       });
 
       const acknowledgedPerCycle: number[] = [];

@@ -34,7 +34,6 @@ describe.skipIf(!onPostgres)('two API nodes and a worker on one PostgreSQL datab
     const load = startLoad({
       targets: () => [killed.url, survivor.url],
       site,
-      writes: ['person', 'page', 'audience', 'session', 'form'],
     });
     await sleep(LOAD_MS);
     const killedAt = Date.now();

@@ -263,6 +263,7 @@ export async function subscribe(url: string, receiverUrl: string): Promise<strin
 }
 
 export type Write = 'person' | 'page' | 'audience' | 'session' | 'form';
+const EVERY_WRITE: Write[] = ['person', 'page', 'audience', 'session', 'form'];
 
 /** A write the server answered with 2xx, and what identifies it. */
 export type Acknowledged =
@@ -341,7 +342,8 @@ export interface LoadOptions {
   /** The nodes to spread the writes over, asked again before each write (nodes may come and go). */
   targets: () => string[];
   site: Site;
-  writes: Write[];
+  /** The kinds of write to make (default: every kind). */
+  writes?: Write[];
   writers?: number;
 }
 
@@ -350,7 +352,12 @@ const WRITE_PAUSE_MS = 25;
 const NO_ANSWER_PAUSE_MS = 50;
 
 /** Concurrent writers, each writing one kind of `writes` after another at random, until stopped. */
-export function startLoad({ targets, site, writes, writers = FAULT_WRITERS }: LoadOptions): Load {
+export function startLoad({
+  targets,
+  site,
+  writes = EVERY_WRITE,
+  writers = FAULT_WRITERS,
+}: LoadOptions): Load {
   const answers: Answer[] = [];
   const acknowledged: Acknowledged[] = [];
   const run = randomBytes(3).toString('hex');

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { ID_PREFIXES } from '../../src/shared/ids.ts';
 import type { Client } from '../helpers/server.ts';
 import type { Credentials } from './requests.ts';
 import type { Vocabulary } from './schema-arbitraries.ts';
@@ -7,26 +8,7 @@ import { Known, type Owner } from './values.ts';
 /** Which of the two tenants: the fuzz always runs with exactly two. */
 export type TenantIndex = 0 | 1;
 
-/** The id prefixes decisions §2 lists: every id the service hands out is `<prefix>_<26 chars>`. */
-const ID_PREFIXES = [
-  'account',
-  'page',
-  'audience',
-  'version',
-  'asset',
-  'file',
-  'topic',
-  'topicentry',
-  'person',
-  'personlog',
-  'pagelink',
-  'whsub',
-  'evt',
-  'delivery',
-  'form',
-  'tenant',
-  'key',
-];
+/** Every id the service hands out is `<prefix>_<26 chars>`, with a prefix of src/shared/ids.ts. */
 const ID_PATTERN = new RegExp(`\\b(?:${ID_PREFIXES.join('|')})_[0-9a-z]{26}\\b`, 'g');
 /** Parameter names that do not spell their ids' prefix. */
 const STEM_ALIASES: Record<string, string> = { subscription: 'whsub' };

@@ -2,7 +2,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACKER_SCRIPT } from '../../src/public/tracker.ts';
-import { getTenant } from '../../src/resources/tenants/service.ts';
+import { publishLinkedPage } from '../helpers/pages.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 /** What a visitor downloads, and how: the tracker's size budget, and compression when asked for. */
@@ -53,7 +53,7 @@ function decoded(response: RawResponse): string {
 /** Each request gets a page with a fresh token: the rest of the page is the same. */
 const withoutToken = (page: string) => page.replace(/data-tailor-token="[^"]*"/, 'data-tailor-token=""');
 
-async function ok<T extends { status: number; body: any }>(response: Promise<T>, status = 200) {
+async function _ok<T extends { status: number; body: any }>(response: Promise<T>, status = 200) {
   const answer = await response;
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
   return answer.body;
@@ -62,31 +62,7 @@ async function ok<T extends { status: number; body: any }>(response: Promise<T>,
 beforeAll(async () => {
   server = await startServer();
   api = await server.newTenant();
-  const { pageId } = await ok(
-    api.post('/v0/pages', {
-      name: 'Spring launch',
-      pageContext: 'Tailor helps retailers grow. It personalizes every page for the company reading it.',
-      brandId: 'acme',
-      actions: [
-        { actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' },
-        { actionId: 'contact', buttonTitle: 'Talk to sales', actionType: 'form' },
-      ],
-      headerActionId: 'contact',
-      actionCardWidgets: [],
-      scripts: [],
-    }),
-    201,
-  );
-  await ok(api.post(`/v0/pages/${pageId}/publish`));
-  const { audienceId } = await ok(api.post(`/v0/pages/${pageId}/audiences`, {}), 201);
-  await server.worker().drain();
-  await ok(api.post(`/v0/pages/${pageId}/audiences/${audienceId}/publish`));
-  await ok(
-    api.post('/v0/page_links', { path: '/spring', target: { targetType: 'audience', audienceId } }),
-    201,
-  );
-  const { slug } = await getTenant(server.database.acrossTenants, api.tenantId);
-  pageUrl = `/p/${slug}/spring`;
+  pageUrl = (await publishLinkedPage(server, api, { path: '/spring' })).url;
 });
 afterAll(async () => {
   await server?.close();

@@ -6,6 +6,7 @@ import { getTenant } from '../../src/resources/tenants/service.ts';
 import { escapeHtml } from '../../src/shared/html.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { png, uploadImage } from '../helpers/images.ts';
+import { type LinkedPage, publishLinkedPage, SAMPLE_PAGE } from '../helpers/pages.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer, testDatabase } from '../helpers/server.ts';
 
 /** Counts the statements run through the database it is plugged into. */
@@ -37,27 +38,6 @@ afterAll(async () => {
   await base.close();
 });
 
-const PAGE = {
-  name: 'Spring launch',
-  pageContext: 'Tailor helps retailers grow. It personalizes every page.',
-  brandId: 'acme',
-  actions: [
-    { actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' },
-    { actionId: 'contact', buttonTitle: 'Talk to sales', actionType: 'form' },
-  ],
-  headerActionId: 'contact',
-  actionCardWidgets: [],
-  scripts: [],
-};
-
-interface Published {
-  pageId: string;
-  audienceId: string;
-  pageLinkId: string;
-  /** The page's address on the server, from /p on. */
-  url: string;
-}
-
 let paths = 0;
 
 async function slugOf(client: Client): Promise<string> {
@@ -69,30 +49,16 @@ function ok<T extends { status: number; body: unknown }>(response: T, status = 2
   return response;
 }
 
-/**
- * A published page with an audience and a link to it. `personalize` generates version 1 and
- * publishes it; otherwise visitors see version 0, the page as it is.
- */
-async function publishPage(
+/** A published page with an audience and a link to it (tests/helpers/pages.ts), for `client`. */
+function publishPage(
   page: Record<string, unknown> = {},
   audience: Record<string, unknown> = {},
   { personalize = true, client = api, path = `/offers/page-${++paths}` } = {},
-): Promise<Published> {
-  const { pageId } = ok(await client.post('/v0/pages', { ...PAGE, ...page }), 201).body;
-  ok(await client.post(`/v0/pages/${pageId}/publish`));
-  const { audienceId } = ok(await client.post(`/v0/pages/${pageId}/audiences`, audience), 201).body;
-  if (personalize) {
-    await server.worker().drain();
-    ok(await client.post(`/v0/pages/${pageId}/audiences/${audienceId}/publish`));
-  }
-  const link = ok(
-    await client.post('/v0/page_links', { path, target: { targetType: 'audience', audienceId } }),
-    201,
-  ).body;
-  return { pageId, audienceId, pageLinkId: link.pageLinkId, url: `/p/${await slugOf(client)}${path}` };
+): Promise<LinkedPage> {
+  return publishLinkedPage(server, client, { page, audience, personalize, path });
 }
 
-async function publishedContent(published: Published) {
+async function publishedContent(published: LinkedPage) {
   const versions = await api.get(`/v0/pages/${published.pageId}/audiences/${published.audienceId}/versions`);
   return versions.body.items.find((version: { state: string }) => version.state === 'published').content;
 }
@@ -109,7 +75,7 @@ const signedFileUrl = (fileId: string) =>
   new RegExp(`http://127\\.0\\.0\\.1/v0/public/files/${fileId}\\?tenant=[^"]+&amp;signature=[^"]+`);
 
 describe('GET /p/{tenantSlug}/{path}', () => {
-  let published: Published;
+  let published: LinkedPage;
   let html: string;
   let headers: Headers;
   let files: { logo: string; asset: string; og: string };
@@ -374,7 +340,7 @@ describe('addresses that show nothing answer a styled 404 page', () => {
   });
 
   it('a draft page', async () => {
-    const { pageId } = ok(await api.post('/v0/pages', PAGE), 201).body;
+    const { pageId } = ok(await api.post('/v0/pages', SAMPLE_PAGE), 201).body;
     const { audienceId } = ok(await api.post(`/v0/pages/${pageId}/audiences`, {}), 201).body;
     const path = `/offers/draft-${++paths}`;
     ok(await api.post('/v0/page_links', { path, target: { targetType: 'audience', audienceId } }), 201);

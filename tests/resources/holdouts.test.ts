@@ -5,9 +5,9 @@ import { issueKey } from '../../src/resources/api-keys/service.ts';
 import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
 import { chanceToBeat, chiSquarePValue, newcombeInterval } from '../../src/resources/sessions/statistics.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
-import { getTenant } from '../../src/resources/tenants/service.ts';
 import { escapeHtml } from '../../src/shared/html.ts';
 import { recordVisit } from '../../src/workflows/visits/service.ts';
+import { type LinkedPage, publishLinkedPage, SAMPLE_PAGE } from '../helpers/pages.ts';
 import { type Client, type Response, startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -23,15 +23,6 @@ afterAll(async () => {
   await server.close();
 });
 
-const PAGE = {
-  name: 'Spring launch',
-  pageContext: 'Tailor helps retailers grow. It personalizes every page.',
-  brandId: 'acme',
-  actions: [{ actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'form' }],
-  actionCardWidgets: [],
-  scripts: [],
-};
-
 function ok<T extends Response>(response: T, status = 200): T {
   expect(response.status, JSON.stringify(response.body)).toBe(status);
   return response;
@@ -45,19 +36,12 @@ function expectProblem(response: Response, status: number, code: string, path?: 
 }
 
 async function newPage(client = api): Promise<string> {
-  const { pageId } = ok(await client.post('/v0/pages', PAGE), 201).body;
+  const { pageId } = ok(await client.post('/v0/pages', SAMPLE_PAGE), 201).body;
   ok(await client.post(`/v0/pages/${pageId}/publish`));
   return pageId;
 }
 
-interface Site {
-  pageId: string;
-  audienceId: string;
-  pageLinkId: string;
-  /** The page's address, from /p on. */
-  url: string;
-  slug: string;
-}
+type Site = LinkedPage;
 
 let paths = 0;
 
@@ -65,26 +49,15 @@ let paths = 0;
  * A published page, an audience with `holdoutPercent`, and a link to it. `personalize` generates
  * version 1 and publishes it; otherwise version 0 stays published.
  */
-async function site(holdoutPercent: number, { personalize = true, client = api } = {}): Promise<Site> {
-  const pageId = await newPage(client);
+async function site(holdoutPercent: number, { personalize = true } = {}): Promise<Site> {
   // An audience for a person at a company, so that version 1 reads differently from the baseline.
   const email = `jane.${randomBytes(4).toString('hex')}@globex-retail.example`;
-  const person = ok(await client.post('/v0/persons', { name: 'Jane Cooper', email }), 201).body;
-  const { audienceId } = ok(
-    await client.post(`/v0/pages/${pageId}/audiences`, { holdoutPercent, personId: person.personId }),
-    201,
-  ).body;
-  if (personalize) {
-    await server.worker().drain();
-    ok(await client.post(`/v0/pages/${pageId}/audiences/${audienceId}/publish`));
-  }
-  const path = `/holdout/page-${++paths}`;
-  const link = ok(
-    await client.post('/v0/page_links', { path, target: { targetType: 'audience', audienceId } }),
-    201,
-  ).body;
-  const { slug } = await getTenant(server.database.acrossTenants, client.tenantId);
-  return { pageId, audienceId, pageLinkId: link.pageLinkId, url: `/p/${slug}${path}`, slug };
+  const person = ok(await api.post('/v0/persons', { name: 'Jane Cooper', email }), 201).body;
+  return publishLinkedPage(server, api, {
+    audience: { holdoutPercent, personId: person.personId },
+    personalize,
+    path: `/holdout/page-${++paths}`,
+  });
 }
 
 /** A well-formed visitor id, as the server makes them. */
@@ -310,6 +283,10 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
   const day2 = day1 + 24 * HOUR;
   const day3 = day2 + 24 * HOUR;
 
+  /** The query of the period [from, to), in RFC 3339. */
+  const between = (from: number, to: number) =>
+    `startDate=${new Date(from).toISOString()}&endDate=${new Date(to).toISOString()}`;
+
   const liftUrl = (s: Site, query = '') =>
     `/v0/pages/${s.pageId}/analytics/audiences/${s.audienceId}/lift${query ? `?${query}` : ''}`;
 
@@ -388,7 +365,7 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
 
   it('answers null for what needs both arms, and no srm, while an arm is empty or there is no holdout', async () => {
     const s = await site(0);
-    const period = `startDate=${new Date(day1).toISOString()}&endDate=${new Date(day3).toISOString()}`;
+    const period = between(day1, day3);
     const empty = ok(await api.get(liftUrl(s, period))).body;
     expect(empty).toEqual({
       audienceId: s.audienceId,
@@ -427,7 +404,7 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
 
   it('has no relative lift while the baseline converted none, and the rest all the same', async () => {
     const s = await site(50);
-    const period = `startDate=${new Date(day1).toISOString()}&endDate=${new Date(day2).toISOString()}`;
+    const period = between(day1, day2);
     await sessions(s, 'personalized', day1 + HOUR, 10, 3);
     await sessions(s, 'baseline', day1 + HOUR, 10, 0);
     const lift = ok(await api.get(liftUrl(s, period))).body;
@@ -441,24 +418,22 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
 
   it('says there is not enough data while an arm has under 100 sessions or under 10 conversions', async () => {
     const s = await site(50);
-    const at = (day: number) =>
-      `startDate=${new Date(day1).toISOString()}&endDate=${new Date(day).toISOString()}`;
     await sessions(s, 'personalized', day1 + HOUR, 100, 10);
     await sessions(s, 'baseline', day1 + HOUR, 99, 10);
-    expect(ok(await api.get(liftUrl(s, at(day2)))).body.enoughData).toBe(false);
+    expect(ok(await api.get(liftUrl(s, between(day1, day2)))).body.enoughData).toBe(false);
     await sessions(s, 'baseline', day2 + HOUR, 1, 0);
-    expect(ok(await api.get(liftUrl(s, at(day3)))).body.enoughData).toBe(true);
+    expect(ok(await api.get(liftUrl(s, between(day1, day3)))).body.enoughData).toBe(true);
     await sessions(s, 'baseline', day3 + HOUR, 200, 0);
     await sessions(s, 'personalized', day3 + HOUR, 1, 0);
     // The baseline has 300 sessions but its 10 conversions came on day 1: the personalized arm has 101.
-    const lift = ok(await api.get(liftUrl(s, at(day3 + 24 * HOUR)))).body;
+    const lift = ok(await api.get(liftUrl(s, between(day1, day3 + 24 * HOUR)))).body;
     expect(lift.enoughData).toBe(true);
     expect(lift.srm.mismatch).toBe(true);
   });
 
   it('flags a split that does not match the holdout as a sample-ratio mismatch', async () => {
     const s = await site(10);
-    const period = `startDate=${new Date(day1).toISOString()}&endDate=${new Date(day2).toISOString()}`;
+    const period = between(day1, day2);
     await sessions(s, 'personalized', day1 + HOUR, 100, 10);
     await sessions(s, 'baseline', day1 + HOUR, 100, 10);
     const lift = ok(await api.get(liftUrl(s, period))).body;

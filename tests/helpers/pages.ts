@@ -1,0 +1,65 @@
+import { expect } from 'vitest';
+import { getTenant } from '../../src/resources/tenants/service.ts';
+import type { Client, TestServer } from './server.ts';
+
+/** A page as a marketer makes one: two actions (a link and the form), the form in the header. */
+export const SAMPLE_PAGE = {
+  name: 'Spring launch',
+  pageContext: 'Tailor helps retailers grow. It personalizes every page.',
+  brandId: 'acme',
+  actions: [
+    { actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' },
+    { actionId: 'contact', buttonTitle: 'Talk to sales', actionType: 'form' },
+  ],
+  headerActionId: 'contact',
+  actionCardWidgets: [],
+  scripts: [],
+};
+
+/** A published page, one audience of it, and a page link that serves that audience. */
+export interface LinkedPage {
+  pageId: string;
+  audienceId: string;
+  pageLinkId: string;
+  /** The page's address on the server, from /p on. */
+  url: string;
+  /** The tenant's slug, as the address has it. */
+  slug: string;
+}
+
+export interface LinkedPageOptions {
+  /** Fields over SAMPLE_PAGE. */
+  page?: Record<string, unknown>;
+  /** The audience's create body. */
+  audience?: Record<string, unknown>;
+  /** Generate version 1 and publish it; otherwise visitors see version 0, the page as it is. */
+  personalize?: boolean;
+  path: string;
+}
+
+async function ok<T extends { status: number; body: any }>(response: Promise<T>, status = 200): Promise<any> {
+  const answer = await response;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  return answer.body;
+}
+
+/** Makes a LinkedPage through the API as `client`, generating with `server`'s worker. */
+export async function publishLinkedPage(
+  server: TestServer,
+  client: Client,
+  { page = {}, audience = {}, personalize = true, path }: LinkedPageOptions,
+): Promise<LinkedPage> {
+  const { pageId } = await ok(client.post('/v0/pages', { ...SAMPLE_PAGE, ...page }), 201);
+  await ok(client.post(`/v0/pages/${pageId}/publish`));
+  const { audienceId } = await ok(client.post(`/v0/pages/${pageId}/audiences`, audience), 201);
+  if (personalize) {
+    await server.worker().drain();
+    await ok(client.post(`/v0/pages/${pageId}/audiences/${audienceId}/publish`));
+  }
+  const link = await ok(
+    client.post('/v0/page_links', { path, target: { targetType: 'audience', audienceId } }),
+    201,
+  );
+  const { slug } = await getTenant(server.database.acrossTenants, client.tenantId);
+  return { pageId, audienceId, pageLinkId: link.pageLinkId, url: `/p/${slug}${path}`, slug };
+}
