@@ -1,4 +1,6 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -12,6 +14,7 @@ import { createPage } from '../src/resources/pages/service.ts';
 import { Signer } from '../src/shared/signing.ts';
 import { resourceNeeds } from '../src/wiring.ts';
 import { createTenantWithKey, type TenantWithKey } from '../src/workflows/tenant-setup/service.ts';
+import { onCore, SERVER_CORE } from './harness.ts';
 
 // What every benchmark stands on: a database (PostgreSQL with DATABASE_URL, else SQLite in a temp
 // directory) with one fresh tenant, the server on loopback, and the cleanup.
@@ -73,11 +76,13 @@ export async function refreshStatistics(database: Database): Promise<void> {
     .execute(database.acrossTenants);
 }
 
+export interface Served {
+  url: string;
+  close(): Promise<void>;
+}
+
 /** Starts the server on loopback, without rate limits; answers its address and how to stop it all. */
-export async function serveBench({
-  database,
-  dataDir,
-}: Bench): Promise<{ url: string; close(): Promise<void> }> {
+export async function serveBench({ database, dataDir }: Bench): Promise<Served> {
   const app = await buildApp({
     database,
     signer: new Signer(SECRET),
@@ -94,4 +99,140 @@ export async function serveBench({
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+const BIN = path.join(import.meta.dirname, '..', 'bin', 'tailor.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+async function whenReady(url: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`tailor serve exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('tailor serve did not become ready');
+}
+
+/**
+ * Starts `tailor serve` on the bench's database as a deployment runs it (its own process, its
+ * worker, request logging at `info` into a file as a log collector would take it), without rate
+ * limits; pinned to CPU 0 with taskset where there is one, the load generator taking CPU 1.
+ */
+export async function serveProcess({ database, dataDir }: Bench): Promise<Served & { pid: number }> {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TAILOR_DATA_DIR: dataDir,
+    TAILOR_SECRET: SECRET,
+    TAILOR_RATE_LIMIT_RPS: '0',
+    TAILOR_PUBLIC_RATE_LIMIT_RPS: '0',
+  };
+  const log = fs.openSync(path.join(dataDir, 'server.log'), 'a');
+  // BENCH_CPU_PROF=<dir>: the server writes a CPU profile there when it stops (see bench/profile.ts).
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
+  const [command, ...args] = onCore(SERVER_CORE, [process.execPath, ...profile, BIN, 'serve']);
+  const child = spawn(command as string, args, { env, stdio: ['ignore', log, log] });
+  const url = `http://127.0.0.1:${port}`;
+  await whenReady(url, child);
+  return {
+    url,
+    pid: child.pid as number,
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      fs.closeSync(log);
+      await database.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON over HTTP as the bench tenant: answers the body, throws on an unexpected status. */
+export function apiAs(url: string, apiKey: string) {
+  return async function call<T>(
+    method: string,
+    pathAndQuery: string,
+    body?: unknown,
+    expected = [200, 201],
+  ): Promise<T> {
+    const response = await fetch(`${url}${pathAndQuery}`, {
+      method,
+      headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!expected.includes(response.status))
+      throw new Error(`${method} ${pathAndQuery}: ${response.status} ${text}`);
+    return (text ? JSON.parse(text) : undefined) as T;
+  };
+}
+
+/** A published page whose audience has a published personalized version, served by a page link. */
+export interface LinkedBenchPage {
+  pageId: string;
+  audienceId: string;
+  /** From /p on. */
+  path: string;
+}
+
+/**
+ * Makes a LinkedBenchPage through the API of a server that runs its worker, waiting for the built-in
+ * personalizer to write version 1 before publishing it.
+ */
+export async function linkedBenchPage(url: string, { tenant }: Bench): Promise<LinkedBenchPage> {
+  const api = apiAs(url, tenant.apiKey);
+  const { pageId } = await api<{ pageId: string }>('POST', '/v0/pages', {
+    name: 'Spring launch',
+    pageContext:
+      'Brightwave helps retailers grow with analytics. It personalizes every page for every account.',
+    brandId: 'brightwave',
+    actions: [
+      { actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' },
+      { actionId: 'contact', buttonTitle: 'Talk to sales', actionType: 'form' },
+    ],
+    headerActionId: 'contact',
+    actionCardWidgets: [],
+    scripts: [],
+  });
+  await api('POST', `/v0/pages/${pageId}/publish`, {});
+  const person = await api<{ personId: string }>('POST', '/v0/persons', {
+    name: 'Dana Reyes',
+    email: 'dana@northwind.example',
+  });
+  const { audienceId } = await api<{ audienceId: string }>('POST', `/v0/pages/${pageId}/audiences`, {
+    personId: person.personId,
+  });
+  for (let attempt = 0; ; attempt++) {
+    const answer = await api<unknown>(
+      'POST',
+      `/v0/pages/${pageId}/audiences/${audienceId}/publish`,
+      {},
+      [200, 409],
+    );
+    // A 409 answers a problem, whose `status` is a number; an audience's is a word.
+    if (typeof (answer as { status: unknown }).status !== 'number') break;
+    if (attempt > 300) throw new Error('version 1 was not written');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const path = '/spring/northwind';
+  await api('POST', '/v0/page_links', { path, target: { targetType: 'audience', audienceId } });
+  return { pageId, audienceId, path: `/p/${tenant.slug}${path}` };
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import {
   type DialectAdapter,
+  type Driver,
   Kysely,
   type KyselyPlugin,
   type MigrationLockOptions,
@@ -12,6 +13,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { type Dialect, postgresDialect, sqliteDialect } from './dialect.ts';
+import { GroupCommitSqliteDriver } from './sqlite-driver.ts';
 import { type AnyTables, TenantDb } from './tenant-db.ts';
 
 /**
@@ -77,8 +79,16 @@ class MigratingSqliteAdapter extends SqliteAdapter {
 }
 
 class TailorSqliteDialect extends SqliteDialect {
+  constructor(private readonly sqlite: SQLite.Database) {
+    super({ database: sqlite });
+  }
+
   override createAdapter(): DialectAdapter {
     return new MigratingSqliteAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new GroupCommitSqliteDriver(this.sqlite);
   }
 }
 
@@ -96,7 +106,7 @@ function openSqlite(dataDir: string): Database {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<AnyTables>({ dialect: new TailorSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<AnyTables>({ dialect: new TailorSqliteDialect(sqlite) });
   // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
   // recommends this at open and periodically on long-lived connections.
   const optimize = () => sqlite.pragma('optimize=0x10002');

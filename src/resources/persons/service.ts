@@ -19,7 +19,7 @@ import {
   type PersonRow,
   personsOfAccount,
   recordActivityAt,
-  slugsStartingWith,
+  slugsTaken,
   updatePerson,
 } from './store.ts';
 
@@ -91,13 +91,25 @@ async function assertEmailFree(db: TenantDb, emailKey: string | null, personId?:
   }
 }
 
-/** The person's slug: made from the name, `-2`, `-3`… when taken. Takes a lock: call it in a transaction. */
+/** Candidate slugs looked up at once: one indexed query finds the first free one among them. */
+const SLUG_PROBE = 20;
+
+/**
+ * The person's slug: made from the name, `-2`, `-3`… when taken (the first free one). Takes a lock:
+ * call it in a transaction. The candidates are looked up by equality, a few at a time, so that the
+ * index answers; a prefix match would scan every person of the tenant.
+ */
 async function freeSlug(db: TenantDb, name: string): Promise<string> {
   const base = slugOf(name, MAX_SLUG) || 'person';
   await db.lock(`persons.slug:${base}`);
-  const taken = new Set(await slugsStartingWith(db, base));
-  if (!taken.has(base)) return base;
-  for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+  for (let first = 1; ; first += SLUG_PROBE) {
+    const candidates = Array.from({ length: SLUG_PROBE }, (_, i) =>
+      first + i === 1 ? base : `${base}-${first + i}`,
+    );
+    const taken = new Set(await slugsTaken(db, candidates));
+    const free = candidates.find((candidate) => !taken.has(candidate));
+    if (free) return free;
+  }
 }
 
 /**

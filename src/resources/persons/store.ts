@@ -42,13 +42,9 @@ export function findPersonByEmail(
   return db.selectFrom('persons').select(COLUMNS).where('email_key', '=', emailKey).executeTakeFirst();
 }
 
-/** Slugs in use that `base` or `base-N` could collide with. */
-export async function slugsStartingWith(db: TenantDb<PersonsTables>, base: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('persons')
-    .select('slug')
-    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
-    .execute();
+/** Which of `slugs` are in use. */
+export async function slugsTaken(db: TenantDb<PersonsTables>, slugs: string[]): Promise<string[]> {
+  const rows = await db.selectFrom('persons').select('slug').where('slug', 'in', slugs).execute();
   return rows.map((row) => row.slug);
 }
 

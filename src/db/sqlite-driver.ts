@@ -1,0 +1,295 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from 'kysely';
+
+type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+
+/** Prepared statements kept per connection; more distinct statements than this are prepared again. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/** The statements most recently used, prepared once each; least recently used ones go first. */
+class StatementCache {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    private readonly capacity: number,
+  ) {}
+
+  get(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (statement) {
+      this.statements.delete(sql);
+    } else {
+      statement = this.db.prepare(sql);
+      if (this.statements.size >= this.capacity) {
+        this.statements.delete(this.statements.keys().next().value as string);
+      }
+    }
+    this.statements.set(sql, statement);
+    return statement;
+  }
+}
+
+/** A lock with one holder at a time; waiters take it in turn. */
+class Mutex {
+  private held: Promise<void> | undefined;
+  private release: (() => void) | undefined;
+
+  async lock(): Promise<void> {
+    while (this.held) await this.held;
+    this.held = new Promise((resolve) => {
+      this.release = resolve;
+    });
+  }
+
+  unlock(): void {
+    const release = this.release;
+    this.held = undefined;
+    this.release = undefined;
+    release?.();
+  }
+}
+
+/**
+ * The write lock of each database file among this process's connections. A group holds SQLite's
+ * write lock across a turn of the event loop, and another connection of the same process that asked
+ * SQLite for it would wait synchronously (busy_timeout), blocking the very turn that would free it;
+ * so connections of one process take turns here, asynchronously, before asking SQLite.
+ */
+const fileWriters = new Map<string, { mutex: Mutex; users: number }>();
+
+function writerOf(file: string): Mutex {
+  const entry = fileWriters.get(file) ?? { mutex: new Mutex(), users: 0 };
+  entry.users++;
+  fileWriters.set(file, entry);
+  return entry.mutex;
+}
+
+function leaveWriter(file: string): void {
+  const entry = fileWriters.get(file);
+  if (entry && --entry.users === 0) fileWriters.delete(file);
+}
+
+/** One transaction on disk that several units of work share, and the moment it is. */
+interface Group {
+  committed: Promise<void>;
+  settle(error?: unknown): void;
+}
+
+/**
+ * better-sqlite3 behind Kysely, with group commit and a statement cache.
+ *
+ * With `synchronous = FULL` every commit waits for an fsync, and better-sqlite3 waits on the event
+ * loop: one fsync per write caps writes at the disk's fsync rate and stalls every request meanwhile.
+ * Here the writes that arrive during one turn of the event loop share one transaction: each unit of
+ * work (a Kysely transaction, or a single statement outside one) runs inside the group's open
+ * transaction under a savepoint of its own, so a unit that fails is rolled back alone; the group
+ * commits at the end of the turn, with one fsync, and only then does each unit's promise settle.
+ * Nothing that a unit wrote is answered before it is on disk, and neither is anything read while a
+ * group is open (such a read could see those writes). A read with no group open runs at once.
+ *
+ * SQLite has one connection here, so units run one at a time (the mutex), as in Kysely's driver;
+ * a unit gives the connection up as soon as its own statements are done, not when its group commits.
+ */
+export class GroupCommitSqliteDriver implements Driver {
+  private readonly mutex = new Mutex();
+  private readonly writer: Mutex;
+  private readonly statements: StatementCache;
+  private group: Group | undefined;
+  private units = 0;
+
+  constructor(private readonly db: BetterSqlite3.Database) {
+    this.statements = new StatementCache(db, STATEMENT_CACHE_SIZE);
+    this.writer = writerOf(db.name);
+  }
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.mutex.lock();
+    return new Unit(this);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as Unit).begin();
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await (connection as Unit).finish();
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    (connection as Unit).rollBack();
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as Unit).release();
+  }
+
+  async destroy(): Promise<void> {
+    await this.mutex.lock();
+    try {
+      this.commitGroup();
+    } finally {
+      this.mutex.unlock();
+      leaveWriter(this.db.name);
+      this.db.close();
+    }
+  }
+
+  /** @internal What a unit runs its statements with. */
+  statement(sql: string): Statement {
+    return this.statements.get(sql);
+  }
+
+  /** @internal Whether a group is open: a read now may see writes that are not on disk yet. */
+  get grouping(): boolean {
+    return this.group !== undefined;
+  }
+
+  /** @internal Starts a unit inside the open group (opening one), under a savepoint of its own. */
+  async enterGroup(): Promise<{ savepoint: string; committed: Promise<void> }> {
+    if (!this.group) await this.openGroup();
+    const savepoint = `unit_${++this.units}`;
+    this.db.exec(`SAVEPOINT ${savepoint}`);
+    return { savepoint, committed: (this.group as Group).committed };
+  }
+
+  /** @internal Ends a unit: keeps its writes in the group, or undoes them alone. */
+  leaveGroup(savepoint: string, keep: boolean): void {
+    if (!this.db.inTransaction) {
+      // SQLite rolled the whole transaction back (an I/O error, say): every unit in it is lost.
+      this.failGroup(new Error('the transaction was rolled back by the database'));
+      return;
+    }
+    if (!keep) this.db.exec(`ROLLBACK TO ${savepoint}`);
+    this.db.exec(`RELEASE ${savepoint}`);
+  }
+
+  /** @internal Lets the next unit have the connection. */
+  unlock(): void {
+    this.mutex.unlock();
+  }
+
+  private async openGroup(): Promise<void> {
+    await this.writer.lock();
+    try {
+      // IMMEDIATE: the write lock is taken now (waiting busy_timeout for another process), so no
+      // statement of the group can fail later for want of it.
+      this.db.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      this.writer.unlock();
+      throw error;
+    }
+    let settle!: (error?: unknown) => void;
+    const committed = new Promise<void>((resolve, reject) => {
+      settle = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    // Units that do not wait for the outcome themselves (a failed one) must not leave it unhandled.
+    committed.catch(() => {});
+    this.group = { committed, settle };
+    setImmediate(() => void this.commitWhenFree());
+  }
+
+  /** Commits at the end of this turn of the event loop, once the unit holding the connection is done. */
+  private async commitWhenFree(): Promise<void> {
+    await this.mutex.lock();
+    try {
+      this.commitGroup();
+    } finally {
+      this.mutex.unlock();
+    }
+  }
+
+  private commitGroup(): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    try {
+      this.db.exec('COMMIT');
+      group.settle();
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      group.settle(error);
+    } finally {
+      this.writer.unlock();
+    }
+  }
+
+  private failGroup(error: Error): void {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    this.writer.unlock();
+    group.settle(error);
+  }
+}
+
+/**
+ * One unit of work on the connection, from acquisition to release: either one Kysely transaction or
+ * the statements Kysely runs outside one (each its own unit as far as groups go).
+ */
+class Unit implements DatabaseConnection {
+  private transaction: { savepoint: string; committed: Promise<void> } | undefined;
+  private released = false;
+
+  constructor(private readonly driver: GroupCommitSqliteDriver) {}
+
+  async begin(): Promise<void> {
+    this.transaction = await this.driver.enterGroup();
+  }
+
+  async finish(): Promise<void> {
+    const { savepoint, committed } = this.transaction as { savepoint: string; committed: Promise<void> };
+    this.transaction = undefined;
+    this.driver.leaveGroup(savepoint, true);
+    this.release();
+    await committed;
+  }
+
+  /** Also called when the commit itself failed, after `finish` had ended the transaction. */
+  rollBack(): void {
+    if (!this.transaction) return;
+    const { savepoint } = this.transaction;
+    this.transaction = undefined;
+    this.driver.leaveGroup(savepoint, false);
+  }
+
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    this.driver.unlock();
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const statement = this.driver.statement(query.sql);
+    if (this.transaction) return run<R>(statement, query.parameters);
+    if (statement.readonly && !this.driver.grouping) return run<R>(statement, query.parameters);
+    // A write, or a read that may see the open group's writes: a unit of its own, answered once the
+    // group is on disk.
+    const { savepoint, committed } = await this.driver.enterGroup();
+    let result: QueryResult<R>;
+    try {
+      result = run<R>(statement, query.parameters);
+    } catch (error) {
+      this.driver.leaveGroup(savepoint, false);
+      throw error;
+    }
+    this.driver.leaveGroup(savepoint, true);
+    this.release();
+    await committed;
+    return result;
+  }
+
+  // biome-ignore lint/correctness/useYield: streaming is not offered; Kysely needs the method
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming is not supported on SQLite here');
+  }
+}
+
+function run<R>(statement: Statement, parameters: readonly unknown[]): QueryResult<R> {
+  // An array binds its items as the positional parameters, as Kysely's own driver passes them.
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+}
