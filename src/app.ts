@@ -126,6 +126,9 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
+    // One line per request, when it is answered (below), instead of one as it arrives and another
+    // as it is answered: half the log writes, and each line has the request and its outcome.
+    disableRequestLogging: true,
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     // Draining answers its own 503 problem (below) rather than Fastify's plain one.
@@ -152,16 +155,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   acceptJsonBodies(app, BODY_LIMIT);
   refuseUnsafeText(app);
   registerErrorHandling(app, (error) => options.database.isUnavailable(error));
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-  refuseLongUrls(app);
   // While draining, new requests on kept-alive connections are refused and every answer closes its
   // connection, so that clients move to another node and do not hold this process open.
   app.decorate('draining', false);
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
     if (app.draining) throw new AppError('unavailable', 'This server is shutting down; retry the request');
   });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  });
+  refuseLongUrls(app);
   app.addHook('onSend', async (_request, reply) => {
     if (app.draining) reply.header('connection', 'close');
   });
