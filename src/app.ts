@@ -9,6 +9,7 @@ import { clientLimits, refuseLongUrls } from './http/client-errors.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
+import { OneLinePerRequest } from './http/logging.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
 import { Problem } from './http/schemas.ts';
@@ -126,9 +127,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
-    // One line per request, when it is answered (below), instead of one as it arrives and another
-    // as it is answered: half the log writes, and each line has the request and its outcome.
-    disableRequestLogging: true,
+    logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT,
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     // Draining answers its own 503 problem (below) rather than Fastify's plain one.
@@ -161,9 +160,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     if (app.draining) throw new AppError('unavailable', 'This server is shutting down; retry the request');
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
   refuseLongUrls(app);
   app.addHook('onSend', async (_request, reply) => {
