@@ -92,15 +92,17 @@ async function varyOnEncoding(_request: FastifyRequest, reply: FastifyReply, pay
 }
 
 /**
- * Public pages at /p/{tenantSlug}/{path} and the tracking script they load, compressed (br, else
- * gzip) for clients that accept it; bodies under 1 KB are sent as they are. Compression is
+ * Public pages at /p/{tenantSlug}/{path} and the tracking script they load, compressed (gzip) for
+ * clients that accept it; bodies under 1 KB are sent as they are. Compression is
  * registered in this scope only: the JSON of event and form answers is not compressed.
  */
 export async function pageRoutes(app: Api): Promise<void> {
   await app.register(cookie);
-  // Brotli at quality 4 (the plugin's default), for each response: 11 makes a page a sixth smaller
-  // but takes some 50 times as long (10 ms instead of 0.2). These GET routes take no body to decompress.
-  await app.register(compress, { encodings: ['br', 'gzip'], globalDecompression: false });
+  // gzip only: each page is compressed as it is sent (its token differs per visitor), and brotli
+  // (quality 4, with its window set up per response) took 2 to 20 times the CPU of gzip for a page
+  // 3 % smaller (bench/scenarios/public-page.ts; docs/performance.md). These GET routes take no
+  // body to decompress.
+  await app.register(compress, { encodings: ['gzip'], globalDecompression: false });
   app.addHook('onSend', varyOnEncoding);
   app.get(
     TRACKER_PATH,
