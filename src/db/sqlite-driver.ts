@@ -96,7 +96,6 @@ export class GroupCommitSqliteDriver implements Driver {
   private readonly writer: Mutex;
   private readonly statements: StatementCache;
   private group: Group | undefined;
-  private units = 0;
 
   constructor(private readonly db: BetterSqlite3.Database) {
     this.statements = new StatementCache(db, STATEMENT_CACHE_SIZE);
@@ -142,28 +141,37 @@ export class GroupCommitSqliteDriver implements Driver {
     return this.statements.get(sql);
   }
 
+  /** Runs one of the driver's own statements (transaction control), prepared once like the rest. */
+  private run(sql: string): void {
+    this.statements.get(sql).run();
+  }
+
   /** @internal Whether a group is open: a read now may see writes that are not on disk yet. */
   get grouping(): boolean {
     return this.group !== undefined;
   }
 
-  /** @internal Starts a unit inside the open group (opening one), under a savepoint of its own. */
-  async enterGroup(): Promise<{ savepoint: string; committed: Promise<void> }> {
+  /**
+   * @internal Starts a unit inside the open group (opening one), under a savepoint of its own; one
+   * name serves every unit, since they run one at a time. Answers the group, whose commit the unit
+   * awaits once it has given the connection up (a promise in an object: an async function would
+   * wait for it).
+   */
+  async enterGroup(): Promise<Group> {
     if (!this.group) await this.openGroup();
-    const savepoint = `unit_${++this.units}`;
-    this.db.exec(`SAVEPOINT ${savepoint}`);
-    return { savepoint, committed: (this.group as Group).committed };
+    this.run('SAVEPOINT unit');
+    return this.group as Group;
   }
 
   /** @internal Ends a unit: keeps its writes in the group, or undoes them alone. */
-  leaveGroup(savepoint: string, keep: boolean): void {
+  leaveGroup(keep: boolean): void {
     if (!this.db.inTransaction) {
       // SQLite rolled the whole transaction back (an I/O error, say): every unit in it is lost.
       this.failGroup(new Error('the transaction was rolled back by the database'));
       return;
     }
-    if (!keep) this.db.exec(`ROLLBACK TO ${savepoint}`);
-    this.db.exec(`RELEASE ${savepoint}`);
+    if (!keep) this.run('ROLLBACK TO unit');
+    this.run('RELEASE unit');
   }
 
   /** @internal Lets the next unit have the connection. */
@@ -176,7 +184,7 @@ export class GroupCommitSqliteDriver implements Driver {
     try {
       // IMMEDIATE: the write lock is taken now (waiting busy_timeout for another process), so no
       // statement of the group can fail later for want of it.
-      this.db.exec('BEGIN IMMEDIATE');
+      this.run('BEGIN IMMEDIATE');
     } catch (error) {
       this.writer.unlock();
       throw error;
@@ -206,10 +214,10 @@ export class GroupCommitSqliteDriver implements Driver {
     if (!group) return;
     this.group = undefined;
     try {
-      this.db.exec('COMMIT');
+      this.run('COMMIT');
       group.settle();
     } catch (error) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (this.db.inTransaction) this.run('ROLLBACK');
       group.settle(error);
     } finally {
       this.writer.unlock();
@@ -230,7 +238,8 @@ export class GroupCommitSqliteDriver implements Driver {
  * the statements Kysely runs outside one (each its own unit as far as groups go).
  */
 class Unit implements DatabaseConnection {
-  private transaction: { savepoint: string; committed: Promise<void> } | undefined;
+  /** The group this unit is a transaction in, while it is one. */
+  private transaction: Group | undefined;
   private released = false;
 
   constructor(private readonly driver: GroupCommitSqliteDriver) {}
@@ -240,9 +249,9 @@ class Unit implements DatabaseConnection {
   }
 
   async finish(): Promise<void> {
-    const { savepoint, committed } = this.transaction as { savepoint: string; committed: Promise<void> };
+    const { committed } = this.transaction as Group;
     this.transaction = undefined;
-    this.driver.leaveGroup(savepoint, true);
+    this.driver.leaveGroup(true);
     this.release();
     await committed;
   }
@@ -250,9 +259,8 @@ class Unit implements DatabaseConnection {
   /** Also called when the commit itself failed, after `finish` had ended the transaction. */
   rollBack(): void {
     if (!this.transaction) return;
-    const { savepoint } = this.transaction;
     this.transaction = undefined;
-    this.driver.leaveGroup(savepoint, false);
+    this.driver.leaveGroup(false);
   }
 
   release(): void {
@@ -267,15 +275,15 @@ class Unit implements DatabaseConnection {
     if (statement.readonly && !this.driver.grouping) return run<R>(statement, query.parameters);
     // A write, or a read that may see the open group's writes: a unit of its own, answered once the
     // group is on disk.
-    const { savepoint, committed } = await this.driver.enterGroup();
+    const { committed } = await this.driver.enterGroup();
     let result: QueryResult<R>;
     try {
       result = run<R>(statement, query.parameters);
     } catch (error) {
-      this.driver.leaveGroup(savepoint, false);
+      this.driver.leaveGroup(false);
       throw error;
     }
-    this.driver.leaveGroup(savepoint, true);
+    this.driver.leaveGroup(true);
     this.release();
     await committed;
     return result;
