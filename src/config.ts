@@ -17,6 +17,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Background job runners in this process; 0 leaves background work to other nodes. */
   workers: number;
+  /** How often a worker looks for work that nothing woke it for (retries coming due, expired leases). */
+  workerPollMs: number;
   llmBaseUrl: string | undefined;
   llmApiKey: string | undefined;
   llmModel: string;
@@ -167,6 +169,7 @@ export function loadConfig(env: Env = process.env): Config {
     authFailureRps: integer(env, 'TAILOR_AUTH_FAILURE_RPS', 5, 0, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     workers: integer(env, 'TAILOR_WORKERS', 1, 0, 64),
+    workerPollMs: integer(env, 'TAILOR_WORKER_POLL_MS', 1_000, 10, 600_000),
     llmBaseUrl: url(env, 'TAILOR_LLM_BASE_URL', ['http:', 'https:']),
     llmApiKey: read(env, 'TAILOR_LLM_API_KEY'),
     llmModel: read(env, 'TAILOR_LLM_MODEL') ?? 'gpt-4o-mini',

@@ -89,7 +89,13 @@ function workerFor(
   logger: Logger,
   concurrency: number,
 ) {
-  return new Worker({ database, ...backgroundWork(config, storage), logger, concurrency });
+  return new Worker({
+    database,
+    ...backgroundWork(config, storage),
+    logger,
+    concurrency,
+    pollMs: config.workerPollMs,
+  });
 }
 
 /** Runs background work only, until SIGTERM or SIGINT; then finishes the jobs it has and exits. */

@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { type Dialect, postgresDialect, sqliteDialect } from './dialect.ts';
+import { type Listening, PostgresListeners } from './postgres-listener.ts';
 import { GroupCommitSqliteDriver } from './sqlite-driver.ts';
 import { type AnyTables, TenantDb } from './tenant-db.ts';
 
@@ -27,6 +28,7 @@ export class Database {
     readonly acrossTenants: Kysely<AnyTables>,
     readonly dialect: Dialect,
     private readonly closeConnections: () => Promise<void>,
+    private readonly listeners?: PostgresListeners,
   ) {}
 
   forTenant(tenantId: string): TenantDb {
@@ -35,7 +37,21 @@ export class Database {
 
   /** The same database with a Kysely plugin on every statement (tests count queries with one). */
   withPlugin(plugin: KyselyPlugin): Database {
-    return new Database(this.acrossTenants.withPlugin(plugin), this.dialect, this.closeConnections);
+    return new Database(
+      this.acrossTenants.withPlugin(plugin),
+      this.dialect,
+      this.closeConnections,
+      this.listeners,
+    );
+  }
+
+  /**
+   * Calls `onNotice` soon after a transaction that notified `channel` (TenantDb.notify) commits, in
+   * any process, and whenever notices may have been missed. SQLite has no notifications: there it
+   * is never called, and listeners poll.
+   */
+  listen(channel: string, onNotice: () => void): Listening {
+    return this.listeners?.listen(channel, onNotice) ?? { close: async () => {} };
   }
 
   /** Whether `error` means the database is away (see Dialect.isUnavailable), not that the statement is wrong. */
@@ -133,7 +149,12 @@ function openPostgres(connectionString: string, poolSize: number): Database {
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<AnyTables>({ dialect: new PostgresDialect({ pool }) });
-  return new Database(db, postgresDialect, () => db.destroy());
+  const listeners = new PostgresListeners(connectionString);
+  const close = async () => {
+    await listeners.close();
+    await db.destroy();
+  };
+  return new Database(db, postgresDialect, close, listeners);
 }
 
 export function openDatabase(options: DatabaseOptions): Database {

@@ -49,6 +49,13 @@ export interface Dialect {
    * run one at a time.
    */
   lockUntilCommit(db: Kysely<unknown>, key: string): Promise<void>;
+  /**
+   * Tells the processes listening on `channel` (Database.listen), once the transaction commits and
+   * never if it rolls back: a NOTIFY on PostgreSQL, which delivers it at commit and once per
+   * transaction however often it was sent. Nothing on SQLite, whose processes share no connection
+   * to be told through: they poll.
+   */
+  notify(db: Kysely<unknown>, channel: string): Promise<void>;
 }
 
 export interface Trigger {
@@ -145,6 +152,7 @@ export const sqliteDialect: Dialect = {
   },
   skipLocked: (query) => query,
   lockUntilCommit: async () => {},
+  notify: async () => {},
 };
 
 const NETWORK_ERRORS = new Set([
@@ -223,5 +231,8 @@ export const postgresDialect: Dialect = {
   skipLocked: (query) => query.forUpdate().skipLocked(),
   async lockUntilCommit(db, key) {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
+  },
+  async notify(db, channel) {
+    await sql`SELECT pg_notify(${channel}, '')`.execute(db);
   },
 };

@@ -28,6 +28,12 @@ export interface TenantRowCountsTable {
   n: number;
 }
 
+/** What a transaction keeps until it ends: what to run once it has committed, the channels it told. */
+interface TransactionState {
+  committed: (() => void)[];
+  notified: Set<string>;
+}
+
 /** The tables among `Tables` whose every row belongs to one tenant. */
 export type TenantTable<Tables> = {
   [T in keyof Tables]: Tables[T] extends { tenant_id: string } ? T : never;
@@ -47,6 +53,7 @@ export class TenantDb<Tables = AnyTables> {
     readonly tenantId: string,
     private readonly db: Kysely<Tables>,
     readonly dialect: Dialect,
+    private readonly transactionState?: TransactionState,
   ) {}
 
   /** `db` limited to the tenant `tenantId`. */
@@ -127,8 +134,32 @@ export class TenantDb<Tables = AnyTables> {
   }
 
   /** Runs `work` in one transaction (whose statements the plugin still scopes); inside another it joins that one. */
-  transaction<R>(work: (tx: TenantDb<Tables>) => Promise<R>): Promise<R> {
+  async transaction<R>(work: (tx: TenantDb<Tables>) => Promise<R>): Promise<R> {
     if (this.db.isTransaction) return work(this);
-    return this.db.transaction().execute((trx) => work(new TenantDb(this.tenantId, trx, this.dialect)));
+    const state: TransactionState = { committed: [], notified: new Set() };
+    const result = await this.db
+      .transaction()
+      .execute((trx) => work(new TenantDb(this.tenantId, trx, this.dialect, state)));
+    for (const callback of state.committed) callback();
+    return result;
+  }
+
+  /**
+   * Runs `callback` once the transaction this handle is in has committed (at once outside a
+   * transaction), and never if it rolls back: what others are told must already be there for them.
+   */
+  afterCommit(callback: () => void): void {
+    if (this.transactionState) this.transactionState.committed.push(callback);
+    else callback();
+  }
+
+  /**
+   * Tells the listeners of `channel` in every process (Database.listen) once this transaction
+   * commits; a transaction tells each channel once.
+   */
+  async notify(channel: string): Promise<void> {
+    if (this.transactionState?.notified.has(channel)) return;
+    this.transactionState?.notified.add(channel);
+    await this.dialect.notify(this.db as Kysely<unknown>, channel);
   }
 }

@@ -40,12 +40,16 @@ export interface EnqueueOptions {
   maxAttempts?: number;
 }
 
-/** Tells workers in this process that there is work, so they need not wait for their next poll. */
+/** Tells workers in this process that a job was committed, so that they need not wait for their next poll. */
 export const jobSignals = new EventEmitter();
+
+/** The channel on which workers in other processes hear of committed jobs (Database.listen). */
+export const JOBS_CHANNEL = 'tailor_jobs';
 
 /**
  * Adds a job in the caller's transaction (transactional outbox): the job exists exactly when the
- * change that asked for it was committed.
+ * change that asked for it was committed. A job due now wakes the workers of every process once it
+ * is committed, not before: a worker woken earlier would not see it yet and would then sleep a poll.
  */
 export async function enqueue(
   db: TenantDb<JobsTables>,
@@ -55,6 +59,7 @@ export async function enqueue(
 ): Promise<string> {
   const now = Date.now();
   const id = newId('job');
+  const runAt = options.runAt ?? now;
   await db
     .insertInto('jobs', {
       id,
@@ -63,7 +68,7 @@ export async function enqueue(
       state: 'queued',
       attempts: 0,
       max_attempts: options.maxAttempts ?? 5,
-      run_at: options.runAt ?? now,
+      run_at: runAt,
       locked_by: null,
       locked_until: null,
       last_error: null,
@@ -72,6 +77,9 @@ export async function enqueue(
       finished_at: null,
     })
     .execute();
-  jobSignals.emit('enqueued');
+  if (runAt <= now) {
+    await db.notify(JOBS_CHANNEL);
+    db.afterCommit(() => jobSignals.emit('enqueued'));
+  }
   return id;
 }

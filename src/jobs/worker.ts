@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/connection.ts';
-import { type JobHandler, jobSignals, RetryAt, type RunningJob } from './queue.ts';
+import type { Listening } from '../db/postgres-listener.ts';
+import { JOBS_CHANNEL, type JobHandler, jobSignals, RetryAt, type RunningJob } from './queue.ts';
 import {
   claimJobs,
   claimSchedule,
@@ -26,7 +27,11 @@ export interface WorkerOptions {
   logger: Logger;
   /** Jobs run at once by this worker. */
   concurrency?: number;
-  /** How long to wait for work when there was none. */
+  /**
+   * How long to wait for work when there was none. Committed jobs wake the worker at once (see
+   * `start`), so this bounds only what nothing announces: a retry coming due, a lease running out,
+   * a scheduled task, a job enqueued while this worker could not hear of it.
+   */
   pollMs?: number;
   /** A job's lease; renewed while it runs, so only a dead worker's jobs are taken over. */
   leaseMs?: number;
@@ -59,10 +64,20 @@ export class Worker {
   private readonly running = new Set<Promise<void>>();
   /** Scheduled tasks whose row this worker has made sure of; one insert each, not one per poll. */
   private readonly scheduled = new Set<string>();
+  /** When this worker last looked for due scheduled tasks: once a poll, not at every wake-up. */
+  private schedulesSeenAt = Number.NEGATIVE_INFINITY;
   private stopped = true;
   private loop: Promise<void> | undefined;
+  private listening: Listening | undefined;
+  /** Ends the wait for the next poll, while the loop waits. */
   private wake: (() => void) | undefined;
-  private readonly onEnqueued = () => this.wake?.();
+  /** Set when there may be work (a job committed, a slot freed) since the last tick began. */
+  private nudged = false;
+  /** Kept even when it comes during a tick, which might have missed that work: the loop ticks again. */
+  private readonly nudge = () => {
+    this.nudged = true;
+    this.wake?.();
+  };
 
   constructor(private readonly options: WorkerOptions) {
     this.handlers = new Map(options.handlers.map((handler) => [handler.kind, handler]));
@@ -71,19 +86,25 @@ export class Worker {
     this.leaseMs = options.leaseMs ?? 10_000;
   }
 
+  /**
+   * Runs until `stop`. A job committed in this process wakes the worker at once; one committed in
+   * another process wakes it through the database's notifications (PostgreSQL); polling finds the
+   * rest.
+   */
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    jobSignals.on('enqueued', this.onEnqueued);
+    jobSignals.on('enqueued', this.nudge);
+    this.listening = this.options.database.listen(JOBS_CHANNEL, this.nudge);
     this.loop = this.run();
   }
 
   /** Takes no new work, and waits for the jobs that are running to finish. */
   async stop(): Promise<void> {
     this.stopped = true;
-    jobSignals.off('enqueued', this.onEnqueued);
+    jobSignals.off('enqueued', this.nudge);
     this.wake?.();
-    await this.loop;
+    await Promise.all([this.listening?.close(), this.loop]);
     await Promise.all(this.running);
   }
 
@@ -104,6 +125,7 @@ export class Worker {
 
   private async run(): Promise<void> {
     while (!this.stopped) {
+      this.nudged = false;
       let started = 0;
       try {
         started = await this.tick(Date.now());
@@ -114,20 +136,25 @@ export class Worker {
     }
   }
 
+  /** Waits for the next poll, unless the worker was nudged meanwhile. */
   private idle(): Promise<void> {
+    if (this.nudged || this.stopped) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.pollMs);
-      function done() {
+      const timer = setTimeout(() => this.wake?.(), this.pollMs);
+      this.wake = () => {
         clearTimeout(timer);
+        this.wake = undefined;
         resolve();
-      }
-      this.wake = done;
+      };
     });
   }
 
   private async tick(now: number): Promise<number> {
     let started = 0;
-    for (const task of this.options.schedules) if (await this.startSchedule(task, now)) started++;
+    if (now - this.schedulesSeenAt >= this.pollMs) {
+      this.schedulesSeenAt = now;
+      for (const task of this.options.schedules) if (await this.startSchedule(task, now)) started++;
+    }
     const free = this.concurrency - this.running.size;
     if (free <= 0) return started;
     const { database } = this.options;
@@ -137,7 +164,7 @@ export class Worker {
   }
 
   /**
-   * Keeps `work` among the running until it ends, then wakes the loop: the slot it frees takes the
+   * Keeps `work` among the running until it ends, then nudges the loop: the slot it frees takes the
    * next due job at once, so that a backlog drains at full speed rather than a job per poll. Work
    * that could not even record its outcome (the database went away) is logged, not thrown: its
    * lease runs out and it runs again, whereas an unhandled rejection would end the process.
@@ -147,7 +174,7 @@ export class Worker {
       .catch((error) => this.options.logger.error({ err: asError(error) }, 'could not settle work'))
       .finally(() => {
         this.running.delete(tracked);
-        this.wake?.();
+        this.nudge();
       });
     this.running.add(tracked);
   }
