@@ -9,7 +9,7 @@ import { type Client, startServer, type TestServer } from '../helpers/server.ts'
 
 const POLL_MS = 30_000;
 /** Generous for a loaded machine, and still far below the poll interval. */
-const PROMPTLY_MS = 5_000;
+const PROMPTLY_MS = 10_000;
 const VERSION_EVENTS = ['page.version.created', 'page.version.processed', 'page.version.published'];
 
 const ran: { kind: string; n: number }[] = [];
