@@ -11,18 +11,55 @@ import {
  * Everything that differs between SQLite and PostgreSQL lives here, so that migrations, stores
  * and services stay the same for both.
  *
- * Substring search: SQLite keeps an FTS5 trigram index beside each searchable table, keyed by an
- * integer `seq` column (stable rowids); PostgreSQL keeps a pg_trgm GIN index per column and
- * answers ILIKE from it. Both match case-insensitively on any substring of three or more
- * characters through the index; shorter queries fall back to a LIKE scan on both.
+ * Substring search: each searchable table has an index beside it, `<table>_search`, whose entries
+ * lead with the row's tenant, so that a tenant's entries are one range of it and its matches are
+ * counted in the index alone, without reading a row of the table. A tenant's part of the key is
+ * its number in `search_tenants`, given when its first searchable row is written. SQLite: an FTS5
+ * trigram table without content whose rowid is the tenant's number times 2^40 plus the row's
+ * `seq`. PostgreSQL: a narrow table of (id, tenant's number, the searched columns lowercased and
+ * joined by newlines) with a pg_trgm GIN index on that text, matched with LIKE (which is ILIKE on
+ * each column, as ILIKE lowercases both sides). Both match case-insensitively on any substring of
+ * three or more characters through the index; shorter queries (and, on PostgreSQL, queries holding
+ * a newline, which could match across two columns there) scan the table with LIKE or ILIKE.
  */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** Starts a table whose rows are found by substring search: `id` text key plus what the index needs. */
   searchableTable(db: Kysely<unknown>, table: string): CreateTableBuilder<string, 'id'>;
+  /**
+   * Builds the search index of `table` over `columns` from the rows there are, with the triggers
+   * that keep it: migrations 0001 to 0004 call it for their tables, and 0017 builds every index
+   * again, since those migrations made an earlier design of it before then.
+   */
   createSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void>;
-  /** True when any of the table's columns contains `query`, case-insensitively. */
-  substringMatch(table: string, columns: string[], query: string): Expression<SqlBool>;
+  /** Drops the search index of `table`, of this design or the earlier one (see createSearchIndex). */
+  dropSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void>;
+  /**
+   * True when any of the table's columns contains `query`, case-insensitively, found through the
+   * index; given the tenant that the statement is limited to, through that tenant's part alone.
+   */
+  substringMatch(table: string, columns: string[], query: string, tenantId?: string): Expression<SqlBool>;
+  /**
+   * substringMatch for the tenant's rows whose id is in `ids` (a stretch of a few thousand rows),
+   * to which the caller keeps the statement: SQLite reads the index only between the least and the
+   * greatest seq of those rows, PostgreSQL checks the rows themselves. Cheap however many rows
+   * elsewhere match.
+   */
+  substringMatchBetween(
+    table: string,
+    columns: string[],
+    query: string,
+    tenantId: string,
+    ids: IdRange,
+  ): Expression<SqlBool>;
+  /** How many of the tenant's rows of `table` match, as substringMatch, counted in the index alone. */
+  countSubstringMatches(
+    db: Kysely<unknown>,
+    tenantId: string,
+    table: string,
+    columns: string[],
+    query: string,
+  ): Promise<number>;
   isUniqueViolation(error: unknown): boolean;
   /**
    * True when a statement failed because the database could not be reached or is not taking work
@@ -58,6 +95,12 @@ export interface Dialect {
   notify(db: Kysely<unknown>, channel: string): Promise<void>;
 }
 
+/** Ids from `from` (inclusive) to `below` (exclusive); an end left out is open. */
+export interface IdRange {
+  from?: string;
+  below?: string;
+}
+
 export interface Trigger {
   name: string;
   table: string;
@@ -69,8 +112,57 @@ export interface Trigger {
 
 const MIN_INDEXED_QUERY = 3;
 
+/** Bits of an SQLite search rowid below the tenant's number: 2^40 seqs per table, 2^23 tenants. */
+const SEQ_BITS = 40;
+const SEQ_MASK = 2 ** SEQ_BITS - 1;
+
+/** What joins the columns of a row in its PostgreSQL index entry: a newline, chr(10). */
+const COLUMN_SEPARATOR = '\n';
+
 function likePattern(query: string): string {
   return `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * The tenants' numbers in search indexes, each given by the first trigger that indexes a row of the
+ * tenant; `number` is the type of a key that the database gives itself.
+ */
+async function createSearchTenants(db: Kysely<unknown>, number: string): Promise<void> {
+  await sql
+    .raw(
+      `CREATE TABLE IF NOT EXISTS search_tenants (number ${number} PRIMARY KEY, tenant_id text NOT NULL UNIQUE)`,
+    )
+    .execute(db);
+}
+
+/** Gives the tenant of `row` a number unless it has one (asking first: a conflict would spend a number). */
+function numberTenant(row: string): string {
+  return `INSERT INTO search_tenants (tenant_id) SELECT ${row}.tenant_id
+    WHERE NOT EXISTS (SELECT 1 FROM search_tenants WHERE tenant_id = ${row}.tenant_id) ON CONFLICT DO NOTHING`;
+}
+
+/** Every row's tenant, numbered: what the triggers do for the rows written before them. */
+async function numberTenantsOf(db: Kysely<unknown>, table: string): Promise<void> {
+  await sql
+    .raw(`INSERT INTO search_tenants (tenant_id) SELECT DISTINCT tenant_id FROM ${table}
+      WHERE tenant_id NOT IN (SELECT tenant_id FROM search_tenants) ON CONFLICT DO NOTHING`)
+    .execute(db);
+}
+
+function indexable(query: string): boolean {
+  return [...query].length >= MIN_INDEXED_QUERY;
+}
+
+/** How many of the tenant's rows match `condition`, counted by reading them: for what no index serves. */
+async function countScanning(
+  db: Kysely<unknown>,
+  tenantId: string,
+  table: string,
+  condition: Expression<SqlBool>,
+): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}
+    WHERE ${sql.ref(`${table}.tenant_id`)} = ${tenantId} AND ${condition}`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }
 
 function likeAny(
@@ -86,6 +178,54 @@ function likeAny(
   return sql<SqlBool>`(${sql.join(tests, sql` OR `)})`;
 }
 
+/** The entries of the table's FTS5 index that hold `query`, matched as one phrase whatever it holds. */
+function ftsMatch(table: string, query: string): Expression<SqlBool> {
+  const index = sql.table(`${table}_search`);
+  return sql<SqlBool>`${index} MATCH ${`"${query.replaceAll('"', '""')}"`}`;
+}
+
+/** The tenant's number times 2^40: where its part of every SQLite search index starts. */
+function tenantBase(tenantId: string): Expression<number> {
+  return sql<number>`(SELECT number << ${sql.raw(String(SEQ_BITS))} FROM search_tenants WHERE tenant_id = ${tenantId})`;
+}
+
+interface SeqRange {
+  first: Expression<number>;
+  last: Expression<number>;
+}
+
+/** FROM and WHERE of the index entries of the tenant's rows that match, with seqs in `seqs`. */
+function tenantEntries(
+  table: string,
+  query: string,
+  tenantId: string,
+  seqs: SeqRange = { first: sql<number>`0`, last: sql<number>`${sql.raw(String(SEQ_MASK))}` },
+) {
+  const base = tenantBase(tenantId);
+  return sql`FROM ${sql.table(`${table}_search`)} WHERE ${ftsMatch(table, query)}
+    AND rowid BETWEEN ${base} + ${seqs.first} AND ${base} + ${seqs.last}`;
+}
+
+function matchingSeqs(table: string, query: string, tenantId: string, seqs?: SeqRange) {
+  return sql`SELECT rowid - ${tenantBase(tenantId)} ${tenantEntries(table, query, tenantId, seqs)}`;
+}
+
+function idsIn({ from, below }: IdRange) {
+  return sql`${from === undefined ? sql`` : sql` AND id >= ${from}`}${below === undefined ? sql`` : sql` AND id < ${below}`}`;
+}
+
+async function sqliteTrigger(
+  db: Kysely<unknown>,
+  { name, table, event, when, statements }: Trigger,
+): Promise<void> {
+  const condition = when ? `WHEN ${when}` : '';
+  await sql
+    .raw(
+      `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${condition} BEGIN ${statements.join(';\n')}; END`,
+    )
+    .execute(db);
+}
+
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   searchableTable(db, table) {
@@ -95,33 +235,70 @@ export const sqliteDialect: Dialect = {
       .addColumn('id', 'text', (c) => c.notNull().unique());
   },
   async createSearchIndex(db, table, columns) {
-    const fts = `${table}_fts`;
+    const index = `${table}_search`;
     const list = columns.join(', ');
-    const values = (row: 'new' | 'old') => columns.map((c) => `${row}.${c}`).join(', ');
+    const values = (row: string) => columns.map((c) => `${row}.${c}`).join(', ');
+    const rowid = (row: string) =>
+      `(SELECT number << ${SEQ_BITS} FROM search_tenants WHERE tenant_id = ${row}.tenant_id) + ${row}.seq`;
+    const add = `INSERT INTO ${index} (rowid, ${list}) VALUES (${rowid('new')}, ${values('new')})`;
+    const remove = `INSERT INTO ${index} (${index}, rowid, ${list}) VALUES ('delete', ${rowid('old')}, ${values('old')})`;
+    await createSearchTenants(db, 'integer');
+    // Without content, since a match reads the index alone, nor column sizes, since nothing ranks.
+    await sql
+      .raw(`CREATE VIRTUAL TABLE ${index} USING fts5(${list}, content='', columnsize=0, tokenize='trigram')`)
+      .execute(db);
+    await numberTenantsOf(db, table);
     await sql
       .raw(
-        `CREATE VIRTUAL TABLE ${fts} USING fts5(${list}, content='${table}', content_rowid='seq', tokenize='trigram')`,
+        `INSERT INTO ${index} (rowid, ${list}) SELECT ${rowid('existing')}, ${values('existing')} FROM ${table} AS existing`,
       )
       .execute(db);
-    await sql
-      .raw(`CREATE TRIGGER ${fts}_insert AFTER INSERT ON ${table} BEGIN
-        INSERT INTO ${fts}(rowid, ${list}) VALUES (new.seq, ${values('new')}); END`)
-      .execute(db);
-    await sql
-      .raw(`CREATE TRIGGER ${fts}_delete AFTER DELETE ON ${table} BEGIN
-        INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${values('old')}); END`)
-      .execute(db);
-    await sql
-      .raw(`CREATE TRIGGER ${fts}_update AFTER UPDATE OF ${list} ON ${table} BEGIN
-        INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${values('old')});
-        INSERT INTO ${fts}(rowid, ${list}) VALUES (new.seq, ${values('new')}); END`)
-      .execute(db);
+    await sqliteTrigger(db, {
+      table,
+      name: `${index}_insert`,
+      event: 'INSERT',
+      statements: [numberTenant('new'), add],
+    });
+    await sqliteTrigger(db, { table, name: `${index}_delete`, event: 'DELETE', statements: [remove] });
+    await sqliteTrigger(db, {
+      table,
+      name: `${index}_update`,
+      event: `UPDATE OF ${list}`,
+      statements: [remove, add],
+    });
   },
-  substringMatch(table, columns, query) {
-    if ([...query].length < MIN_INDEXED_QUERY) return likeAny(table, columns, query, 'LIKE');
-    const phrase = `"${query.replaceAll('"', '""')}"`;
-    const fts = sql.table(`${table}_fts`);
-    return sql<SqlBool>`${sql.ref(`${table}.seq`)} IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ${phrase})`;
+  async dropSearchIndex(db, table) {
+    // `<table>_fts`, kept by its triggers `<table>_fts_insert` and so on, is the earlier design.
+    for (const index of [`${table}_fts`, `${table}_search`]) {
+      for (const event of ['insert', 'delete', 'update']) {
+        await sql.raw(`DROP TRIGGER IF EXISTS ${index}_${event}`).execute(db);
+      }
+      await sql.raw(`DROP TABLE IF EXISTS ${index}`).execute(db);
+    }
+  },
+  substringMatch(table, columns, query, tenantId) {
+    if (!indexable(query)) return likeAny(table, columns, query, 'LIKE');
+    const seqs =
+      tenantId === undefined
+        ? sql`SELECT rowid & ${SEQ_MASK} FROM ${sql.table(`${table}_search`)} WHERE ${ftsMatch(table, query)}`
+        : matchingSeqs(table, query, tenantId);
+    return sql<SqlBool>`${sql.ref(`${table}.seq`)} IN (${seqs})`;
+  },
+  substringMatchBetween(table, columns, query, tenantId, ids) {
+    if (!indexable(query)) return likeAny(table, columns, query, 'LIKE');
+    const seq = (end: 'min' | 'max') =>
+      sql<number>`(SELECT ${sql.raw(end)}(seq) FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}${idsIn(ids)})`;
+    return sql<SqlBool>`${sql.ref(`${table}.seq`)} IN (${matchingSeqs(table, query, tenantId, {
+      first: seq('min'),
+      last: seq('max'),
+    })})`;
+  },
+  async countSubstringMatches(db, tenantId, table, columns, query) {
+    if (!indexable(query)) return countScanning(db, tenantId, table, likeAny(table, columns, query, 'LIKE'));
+    const { rows } = await sql<{
+      n: number;
+    }>`SELECT count(*) AS n ${tenantEntries(table, query, tenantId)}`.execute(db);
+    return Number(rows[0]?.n ?? 0);
   },
   async createRowCounter(db, table) {
     const bump = (row: 'new' | 'old', by: string) =>
@@ -134,14 +311,7 @@ export const sqliteDialect: Dialect = {
       .raw(`CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table} BEGIN ${bump('old', '-1')} END`)
       .execute(db);
   },
-  async createTrigger(db, { name, table, event, when, statements }) {
-    const condition = when ? `WHEN ${when}` : '';
-    await sql
-      .raw(
-        `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${condition} BEGIN ${statements.join(';\n')}; END`,
-      )
-      .execute(db);
-  },
+  createTrigger: sqliteTrigger,
   isUniqueViolation(error) {
     const code = (error as { code?: unknown })?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -171,20 +341,134 @@ const POSTGRES_UNAVAILABLE = /^(08...|53300|57P0[123])$/;
 const CONNECTION_LOST =
   /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Client was closed/i;
 
+/** On PostgreSQL a newline joins the columns in the index, so only a query without one is served by it. */
+function postgresIndexable(query: string): boolean {
+  return indexable(query) && !query.includes(COLUMN_SEPARATOR);
+}
+
+/**
+ * The entries of the table's index whose content holds `query`. GIN
+ * reads the whole posting list of every trigram it is given, however common, so a query of several
+ * words gives it only the word that is rarest in the planner's sample of the column (ANALYZE's
+ * histogram: a word in every row, like "holdings" in "Acme Holdings", would cost a read of a million
+ * entries per trigram), and the whole query is checked on the entries found.
+ */
+function contentHolds(table: string, query: string): Expression<SqlBool> {
+  const pattern = sql<string>`lower(${likePattern(query)})`;
+  const whole = sql<SqlBool>`content LIKE ${pattern} ESCAPE '\\'`;
+  if (query.split(/[^\p{L}\p{N}]+/u).filter(indexable).length < 2) return whole;
+  const word = sql<string>`coalesce(${rarestWord(table, query)}, ${pattern})`;
+  // `content || ''` is not what the index holds: the whole query is a condition on the entries alone.
+  return sql<SqlBool>`content LIKE ${word} ESCAPE '\\' AND (content || '') LIKE ${pattern} ESCAPE '\\'`;
+}
+
+/**
+ * A LIKE pattern for the word of `query` (lowercased, split where it is not a letter or a digit) that
+ * the fewest values of the histogram of the index's content hold, the longest of those: a word of
+ * the query, so every entry that holds the query holds it too.
+ */
+function rarestWord(table: string, query: string): Expression<string> {
+  return sql<string>`(SELECT '%' || word || '%'
+    FROM unnest(regexp_split_to_array(lower(${query}), '[^[:alnum:]]+')) AS words (word)
+    WHERE length(word) >= ${MIN_INDEXED_QUERY}
+    ORDER BY (SELECT count(*) FROM pg_stats, unnest(histogram_bounds::text::text[]) AS sampled
+        WHERE schemaname = current_schema() AND tablename = ${`${table}_search`} AND attname = 'content'
+          AND sampled LIKE '%' || word || '%'),
+      length(word) DESC
+    LIMIT 1)`;
+}
+
+/** The index entries of the tenant's rows. */
+function ofTenant(tenantId: string): Expression<SqlBool> {
+  return sql<SqlBool>`tenant_number = (SELECT number FROM search_tenants WHERE tenant_id = ${tenantId})`;
+}
+
+async function postgresTrigger(
+  db: Kysely<unknown>,
+  { name, table, event, when, statements }: Trigger,
+): Promise<void> {
+  await sql
+    .raw(
+      `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${statements.join(';\n')}; RETURN NULL; END $$`,
+    )
+    .execute(db);
+  const condition = when ? `WHEN (${when})` : '';
+  await sql
+    .raw(
+      `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${condition} EXECUTE FUNCTION ${name}()`,
+    )
+    .execute(db);
+}
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
   searchableTable(db, table) {
     return db.schema.createTable(table).addColumn('id', 'text', (c) => c.primaryKey());
   },
   async createSearchIndex(db, table, columns) {
-    for (const column of columns) {
-      await sql
-        .raw(`CREATE INDEX ${table}_${column}_trgm ON ${table} USING gin (${column} gin_trgm_ops)`)
-        .execute(db);
-    }
+    const index = `${table}_search`;
+    const content = (row: string) =>
+      `concat_ws(chr(10), ${columns.map((c) => `lower(${row}.${c})`).join(', ')})`;
+    await createSearchTenants(db, 'integer GENERATED BY DEFAULT AS IDENTITY');
+    await sql
+      .raw(
+        `CREATE TABLE ${index} (id text PRIMARY KEY, tenant_number integer NOT NULL, content text NOT NULL)`,
+      )
+      .execute(db);
+    await numberTenantsOf(db, table);
+    await sql
+      .raw(`INSERT INTO ${index} (id, tenant_number, content)
+        SELECT existing.id, tenant.number, ${content('existing')} FROM ${table} AS existing
+        JOIN search_tenants AS tenant ON tenant.tenant_id = existing.tenant_id`)
+      .execute(db);
+    await sql.raw(`CREATE INDEX ${index}_content ON ${index} USING gin (content gin_trgm_ops)`).execute(db);
+    await postgresTrigger(db, {
+      table,
+      name: `${index}_insert`,
+      event: 'INSERT',
+      statements: [
+        numberTenant('NEW'),
+        `INSERT INTO ${index} (id, tenant_number, content) VALUES (NEW.id,
+          (SELECT number FROM search_tenants WHERE tenant_id = NEW.tenant_id), ${content('NEW')})`,
+      ],
+    });
+    await postgresTrigger(db, {
+      table,
+      name: `${index}_update`,
+      event: `UPDATE OF ${columns.join(', ')}`,
+      statements: [`UPDATE ${index} SET content = ${content('NEW')} WHERE id = NEW.id`],
+    });
+    await postgresTrigger(db, {
+      table,
+      name: `${index}_delete`,
+      event: 'DELETE',
+      statements: [`DELETE FROM ${index} WHERE id = OLD.id`],
+    });
   },
-  substringMatch(table, columns, query) {
-    return likeAny(table, columns, query, 'ILIKE');
+  async dropSearchIndex(db, table, columns) {
+    // A GIN index on each column, `<table>_<column>_trgm`, is the earlier design.
+    for (const column of columns) await sql.raw(`DROP INDEX IF EXISTS ${table}_${column}_trgm`).execute(db);
+    const index = `${table}_search`;
+    for (const event of ['insert', 'update', 'delete']) {
+      await sql.raw(`DROP TRIGGER IF EXISTS ${index}_${event} ON ${table}`).execute(db);
+      await sql.raw(`DROP FUNCTION IF EXISTS ${index}_${event}()`).execute(db);
+    }
+    await sql.raw(`DROP TABLE IF EXISTS ${index}`).execute(db);
+  },
+  substringMatch(table, columns, query, tenantId) {
+    if (!postgresIndexable(query)) return likeAny(table, columns, query, 'ILIKE');
+    return sql<SqlBool>`${sql.ref(`${table}.id`)} IN
+      (SELECT id FROM ${sql.table(`${table}_search`)} WHERE ${contentHolds(table, query)}
+        ${tenantId === undefined ? sql`` : sql`AND ${ofTenant(tenantId)}`})`;
+  },
+  // The rows are few and read anyway: checking them costs less than reading the index.
+  substringMatchBetween: (table, columns, query) => likeAny(table, columns, query, 'ILIKE'),
+  async countSubstringMatches(db, tenantId, table, columns, query) {
+    if (!postgresIndexable(query))
+      return countScanning(db, tenantId, table, likeAny(table, columns, query, 'ILIKE'));
+    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(`${table}_search`)}
+      WHERE ${contentHolds(table, query)} AND ${ofTenant(tenantId)}`.execute(db);
+    return Number(rows[0]?.n ?? 0);
   },
   async createRowCounter(db, table) {
     await sql
@@ -205,19 +489,7 @@ export const postgresDialect: Dialect = {
       )
       .execute(db);
   },
-  async createTrigger(db, { name, table, event, when, statements }) {
-    await sql
-      .raw(
-        `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${statements.join(';\n')}; RETURN NULL; END $$`,
-      )
-      .execute(db);
-    const condition = when ? `WHEN (${when})` : '';
-    await sql
-      .raw(
-        `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${condition} EXECUTE FUNCTION ${name}()`,
-      )
-      .execute(db);
-  },
+  createTrigger: postgresTrigger,
   isUniqueViolation(error) {
     return (error as { code?: unknown })?.code === '23505';
   },

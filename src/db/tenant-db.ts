@@ -110,6 +110,20 @@ export class TenantDb<Tables = AnyTables> {
   }
 
   /**
+   * How many of the tenant's rows of `table` hold `query` in one of `columns`, as
+   * Dialect.substringMatch matches, counted in the table's search index alone.
+   */
+  countSubstringMatches(table: TenantTable<Tables>, columns: string[], query: string): Promise<number> {
+    return this.dialect.countSubstringMatches(
+      this.db as Kysely<unknown>,
+      this.tenantId,
+      table,
+      columns,
+      query,
+    );
+  }
+
+  /**
    * Inside a transaction, waits for and holds the tenant's lock named `name` until the transaction
    * ends: a choice that reads what is taken and then takes the next free value (a slug, a number)
    * is made by one transaction at a time.

@@ -1,40 +1,281 @@
-import { sql } from 'kysely';
+import { type CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/db/connection.ts';
+import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { migrationsFor } from '../../src/db/migrations/index.ts';
+import { freshEnvironment } from '../helpers/process.ts';
 import { onPostgres, testDatabase } from '../helpers/server.ts';
 
-let database: Database;
-
-beforeAll(async () => {
-  database = await testDatabase();
-  await migrateToLatest(database);
-});
-afterAll(() => database.close());
-
-/** The database's plan for an account search, with sequential scans discouraged on PostgreSQL. */
-async function planOf(query: string): Promise<string> {
-  const where = database.dialect.substringMatch('accounts', ['name', 'domain'], query);
-  const compiled = database.acrossTenants.selectFrom('accounts').select('id').where(where).compile();
-  return database.acrossTenants.transaction().execute(async (trx) => {
-    // A small test table is cheaper to scan; the question here is whether the index can serve.
-    if (onPostgres) await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-    const explain = onPostgres ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
-    const result = await trx.executeQuery({ ...compiled, sql: explain + compiled.sql });
-    return JSON.stringify(result.rows);
-  });
-}
+const ACCOUNT_COLUMNS = ['name', 'domain'];
 
 describe('substring search index', () => {
-  it('serves account search from the trigram index, not a scan', async () => {
-    const plan = await planOf('widget');
+  let database: Database;
+
+  beforeAll(async () => {
+    database = await testDatabase();
+    await migrateToLatest(database);
+  });
+  afterAll(() => database.close());
+
+  /** The database's plan for `statement`, with sequential scans discouraged on PostgreSQL. */
+  async function planOf(statement: CompiledQuery): Promise<string> {
+    return database.acrossTenants.transaction().execute(async (trx) => {
+      // A small test table is cheaper to scan; the question here is whether the index can serve.
+      if (onPostgres) await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      const explain = onPostgres ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
+      const result = await trx.executeQuery({ ...statement, sql: explain + statement.sql });
+      return JSON.stringify(result.rows);
+    });
+  }
+
+  function accountSearch(tenantId?: string) {
+    const where = database.dialect.substringMatch('accounts', ACCOUNT_COLUMNS, 'widget', tenantId);
+    return database.acrossTenants.selectFrom('accounts').select('id').where(where).compile();
+  }
+
+  it.each([
+    ['of every tenant', undefined],
+    ['of one tenant', 'tenant_1'],
+  ])('serves account search %s from the trigram index, not a scan', async (_label, tenantId) => {
+    const plan = await planOf(accountSearch(tenantId));
     if (onPostgres) {
-      expect(plan).toContain('accounts_name_trgm');
-      expect(plan).toContain('accounts_domain_trgm');
+      expect(plan).toContain('accounts_search_content');
       expect(plan).not.toContain('Seq Scan');
     } else {
       expect(plan).toContain('VIRTUAL TABLE INDEX');
-      expect(plan).not.toMatch(/SCAN accounts\b(?!_fts)/);
+      expect(plan).not.toMatch(/SCAN accounts\b(?!_search)/);
+    }
+  });
+
+  it('reads only the stretch of the index that a range of ids covers (SQLite), or those rows (PostgreSQL)', async () => {
+    const where = database.dialect.substringMatchBetween('accounts', ACCOUNT_COLUMNS, 'widget', 'tenant_1', {
+      from: 'account_0',
+      below: 'account_1',
+    });
+    const plan = await planOf(
+      database.acrossTenants
+        .selectFrom('accounts')
+        .select('id')
+        .where('tenant_id', '=', 'tenant_1')
+        .where('id', '>=', 'account_0')
+        .where('id', '<', 'account_1')
+        .where(where)
+        .compile(),
+    );
+    if (onPostgres) {
+      expect(plan).not.toContain('Seq Scan');
+    } else {
+      // The index is read between two rowids, which the planner shows as `><`.
+      expect(plan).toMatch(/SCAN accounts_search VIRTUAL TABLE INDEX \d+:M\d+></);
+      expect(plan).not.toMatch(/SCAN accounts\b(?!_search)/);
+    }
+  });
+});
+
+/** Every searchable table and its searched columns. */
+const SEARCHED: Record<string, string[]> = {
+  accounts: ACCOUNT_COLUMNS,
+  pages: ['name', 'title'],
+  topics: ['title', 'purpose'],
+  topic_entries: ['content_text'],
+  assets: ['name', 'purpose', 'tags_text'],
+};
+
+/** The search index of `table` as migrations 0001 to 0004 made it before migration 0017. */
+async function earlierSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void> {
+  if (onPostgres) {
+    for (const column of columns) {
+      await sql
+        .raw(`CREATE INDEX ${table}_${column}_trgm ON ${table} USING gin (${column} gin_trgm_ops)`)
+        .execute(db);
+    }
+    return;
+  }
+  const fts = `${table}_fts`;
+  const list = columns.join(', ');
+  const values = (row: 'new' | 'old') => columns.map((c) => `${row}.${c}`).join(', ');
+  await sql
+    .raw(
+      `CREATE VIRTUAL TABLE ${fts} USING fts5(${list}, content='${table}', content_rowid='seq', tokenize='trigram')`,
+    )
+    .execute(db);
+  await sql
+    .raw(`CREATE TRIGGER ${fts}_insert AFTER INSERT ON ${table} BEGIN
+      INSERT INTO ${fts}(rowid, ${list}) VALUES (new.seq, ${values('new')}); END`)
+    .execute(db);
+  await sql
+    .raw(`CREATE TRIGGER ${fts}_delete AFTER DELETE ON ${table} BEGIN
+      INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${values('old')}); END`)
+    .execute(db);
+  await sql
+    .raw(`CREATE TRIGGER ${fts}_update AFTER UPDATE OF ${list} ON ${table} BEGIN
+      INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${values('old')});
+      INSERT INTO ${fts}(rowid, ${list}) VALUES (new.seq, ${values('new')}); END`)
+    .execute(db);
+}
+
+describe('upgrading a database whose search indexes are of the earlier design (before migration 0017)', () => {
+  it('builds each index from the rows there are, counts each tenant apart, and follows every write after', async () => {
+    const environment = await freshEnvironment();
+    const database = openDatabase({
+      databaseUrl: environment.env.DATABASE_URL,
+      dataDir: environment.env.TAILOR_DATA_DIR as string,
+    });
+    try {
+      const all = await migrationsFor(database.dialect);
+      const older = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0017'));
+      const oldRun = await new Migrator({
+        db: database.acrossTenants,
+        provider: { getMigrations: async () => older },
+      }).migrateToLatest();
+      expect(oldRun.error).toBeUndefined();
+      const db = database.acrossTenants;
+      for (const [table, columns] of Object.entries(SEARCHED)) {
+        await database.dialect.dropSearchIndex(db, table, columns);
+        await earlierSearchIndex(db, table, columns);
+      }
+
+      const at = 1_700_000_000_000;
+      const times = { created_at: at, updated_at: at };
+      for (const tenant of ['t1', 't2']) {
+        await db
+          .insertInto('tenants')
+          .values({ id: tenant, slug: tenant, name: 'T', created_at: at })
+          .execute();
+        await db
+          .insertInto('accounts')
+          .values([
+            {
+              id: `${tenant}_a1`,
+              tenant_id: tenant,
+              domain: `rocket-${tenant}.example`,
+              name: 'Acme Rockets',
+              ...times,
+            },
+            {
+              id: `${tenant}_a2`,
+              tenant_id: tenant,
+              domain: `globex-${tenant}.example`,
+              name: null,
+              ...times,
+            },
+          ])
+          .execute();
+        await db
+          .insertInto('pages')
+          .values({
+            id: `${tenant}_p1`,
+            tenant_id: tenant,
+            name: 'Rocket launch',
+            title: 'Launch day',
+            page_context: 'C',
+            page_type: 'inbound',
+            status: 'draft',
+            brand_id: 'b',
+            actions: '[]',
+            action_card_widgets: '[]',
+            scripts: '[]',
+            ...times,
+          })
+          .execute();
+        await db
+          .insertInto('topics')
+          .values({
+            id: `${tenant}_t1`,
+            tenant_id: tenant,
+            title: 'Pricing',
+            purpose: 'Rocket prices',
+            sort_order: 0,
+            is_default: 0,
+            ...times,
+          })
+          .execute();
+        await db
+          .insertInto('topic_entries')
+          .values({
+            id: `${tenant}_e1`,
+            tenant_id: tenant,
+            topic_id: `${tenant}_t1`,
+            sort_order: 0,
+            content_type: 'text',
+            content_text: 'Rockets from 10k',
+            ...times,
+          })
+          .execute();
+        await db
+          .insertInto('files')
+          .values({
+            id: `${tenant}_f1`,
+            tenant_id: tenant,
+            content_type: 'image/png',
+            size: 1,
+            sha256: 'x',
+            has_preview: 0,
+            created_at: at,
+          })
+          .execute();
+        await db
+          .insertInto('assets')
+          .values({
+            id: `${tenant}_s1`,
+            tenant_id: tenant,
+            name: 'Hero',
+            purpose: 'Rocket picture',
+            tags: '["space"]',
+            tags_text: 'space',
+            hidden: 0,
+            data_type: 'image',
+            file_id: `${tenant}_f1`,
+            lifecycle_state: 'active',
+            ...times,
+          })
+          .execute();
+      }
+      // Only the first tenant has rows written before the upgrade; the second's come after.
+      await db.deleteFrom('accounts').where('tenant_id', '=', 't2').execute();
+
+      const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
+      expect(applied).toEqual(Object.keys(all).filter((name) => name >= '0017'));
+
+      const counts = (tenant: string, query: string) =>
+        Promise.all(
+          Object.entries(SEARCHED).map(([table, columns]) =>
+            database.forTenant(tenant).countSubstringMatches(table as never, columns, query),
+          ),
+        );
+      // accounts, pages, topics, topic entries, assets
+      expect(await counts('t1', 'ROCKET')).toEqual([1, 1, 1, 1, 1]);
+      expect(await counts('t2', 'rocket')).toEqual([0, 1, 1, 1, 1]);
+      expect(await counts('t1', 'globex')).toEqual([1, 0, 0, 0, 0]);
+      expect(await counts('t3', 'rocket')).toEqual([0, 0, 0, 0, 0]);
+
+      const matching = (tenant: string, query: string) =>
+        database
+          .forTenant(tenant)
+          .selectFrom('accounts')
+          .select('id')
+          .where(database.dialect.substringMatch('accounts', ACCOUNT_COLUMNS, query, tenant))
+          .orderBy('id')
+          .execute();
+      expect(await matching('t1', 'rocket')).toEqual([{ id: 't1_a1' }]);
+
+      await db
+        .insertInto('accounts')
+        .values({ id: 't2_a3', tenant_id: 't2', domain: 'rockets-again.example', name: 'Again', ...times })
+        .execute();
+      await db.updateTable('accounts').set({ name: 'Globex Rockets' }).where('id', '=', 't1_a2').execute();
+      await db.deleteFrom('accounts').where('id', '=', 't1_a1').execute();
+      await db.updateTable('pages').set({ title: 'Orbit' }).where('id', '=', 't1_p1').execute();
+      expect(await counts('t1', 'rocket')).toEqual([1, 1, 1, 1, 1]);
+      expect(await counts('t1', 'acme')).toEqual([0, 0, 0, 0, 0]);
+      expect(await counts('t1', 'launch day')).toEqual([0, 0, 0, 0, 0]);
+      expect(await counts('t1', 'orbit')).toEqual([0, 1, 0, 0, 0]);
+      expect(await counts('t2', 'rocket')).toEqual([1, 1, 1, 1, 1]);
+      expect(await matching('t1', 'rocket')).toEqual([{ id: 't1_a2' }]);
+      expect(await matching('t2', 'rocket')).toEqual([{ id: 't2_a3' }]);
+    } finally {
+      await database.close();
+      await environment.drop();
     }
   });
 });

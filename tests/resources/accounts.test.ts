@@ -1,8 +1,11 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountSearchList } from '../../src/resources/accounts/schema.ts';
+import { NEAREST_ROWS } from '../../src/resources/accounts/store.ts';
+import { newId } from '../../src/shared/ids.ts';
 import { Account } from '../../src/workflows/account-view/schema.ts';
 import { expectSchema } from '../helpers/schema.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, onPostgres, type Response, startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let api: Client;
@@ -256,6 +259,132 @@ describe('GET /v0/accounts/search', () => {
     const response = await api.get('/v0/accounts/search?query=widgets');
     expect(response.body.items.map((a: { domain: string }) => a.domain)).not.toContain(
       'alpha-widgets.example',
+    );
+  });
+});
+
+describe('GET /v0/accounts/search in a tenant of many accounts', () => {
+  /**
+   * More accounts than a page of matches is first looked for among (NEAREST_ROWS after the cursor),
+   * so that every way to a page is taken: among the newest accounts, among the oldest, and both.
+   */
+  const TOTAL = NEAREST_ROWS + 500;
+  /** The seeded accounts, oldest first. */
+  const seeded: { id: string; domain: string; name: string }[] = [];
+  /** The newest account with the word Quartz, which has a linked person. */
+  const linked = `n${TOTAL - 4}.example`;
+  let many: Client;
+
+  const wordsOf = (i: number) =>
+    [
+      i % 4 === 0 ? 'Quartz' : '',
+      i === 2 || i === 5 ? 'Zephyr' : '',
+      i >= TOTAL - 3 || (i >= 10 && i < 40) ? 'Split' : '',
+      i === 1 ? 'Ärztekammer' : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+
+  beforeAll(async () => {
+    many = await server.newTenant();
+    const at = Date.now();
+    for (let i = 0; i < TOTAL; i++) {
+      seeded.push({
+        id: newId('account'),
+        domain: `n${i}.example`,
+        name: `Account ${i} ${wordsOf(i)}`.trim(),
+      });
+    }
+    // Straight into the database: thousands of accounts through the API would take long.
+    const rows = seeded.map((account) => ({
+      ...account,
+      tenant_id: many.tenantId,
+      created_at: at,
+      updated_at: at,
+    }));
+    for (let i = 0; i < rows.length; i += 500) {
+      await server.database.acrossTenants
+        .insertInto('accounts')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    }
+    await many.post('/v0/persons', { name: 'Linked', domain: linked });
+    // What autovacuum does after so many rows: the planner's sample of the index (see dialect.ts).
+    if (onPostgres) await sql`ANALYZE accounts_search`.execute(server.database.acrossTenants);
+    // Another tenant's account with every word counts for nothing here.
+    const other = await server.newTenant();
+    await other.post('/v0/accounts', { domain: 'quartz-zephyr-split.example', name: 'Quartz Zephyr Split' });
+  });
+
+  /** Every page of a search, one after the other: the domains in order, and each page's total. */
+  async function everyPage(query: string, limit: number, filters = '') {
+    const domains: string[] = [];
+    const totals: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const response: Response = await many.get(
+        `/v0/accounts/search?query=${encodeURIComponent(query)}&limit=${limit}${filters}${cursor ? `&cursor=${cursor}` : ''}`,
+      );
+      expect(response.status).toBe(200);
+      domains.push(...response.body.items.map((a: { domain: string }) => a.domain));
+      totals.push(response.body.totalCount);
+      if (response.body.hasMore) expect(response.body.items).toHaveLength(limit);
+      cursor = response.body.nextCursor;
+    } while (cursor);
+    return { domains, totals: [...new Set(totals)] };
+  }
+
+  /** The seeded accounts whose name or domain holds `query` (lowercased as the database does), newest first. */
+  const holding = (query: string) =>
+    seeded
+      .filter(({ name, domain }) => `${name}|${domain}`.toLowerCase().includes(query.toLowerCase()))
+      .map(({ domain }) => domain)
+      .reverse();
+
+  it.each([
+    ['a word of every fourth account, its pages among the newest', 'quartz', 100],
+    ['a word of two of the oldest accounts alone', 'ZEPHYR', 20],
+    ['a word of a few of the newest accounts and more of the oldest', 'split', 20],
+    ['a domain of the newest account alone', `n${TOTAL - 1}.ex`, 20],
+    ['a query of two characters, which no trigram serves', 'n7', 100],
+    ['a word whose case differs beyond ASCII', 'ÄRZTEKAMMER', 20],
+    ['words of which one is in every fourth account', 'quartz split', 20],
+  ])(
+    'pages through %s: every match once, newest first, each page with the exact total',
+    async (_label, query, limit) => {
+      const expected = holding(query);
+      expect(expected.length).toBeGreaterThan(0);
+      const { domains, totals } = await everyPage(query, limit);
+      expect(domains).toEqual(expected);
+      expect(totals).toEqual([expected.length]);
+    },
+  );
+
+  it('under includeEmptyOnly pages through and counts only the matches without a linked person', async () => {
+    const expected = holding('quartz').filter((domain) => domain !== linked);
+    const { domains, totals } = await everyPage('quartz', 100, '&includeEmptyOnly=true');
+    expect(domains).toEqual(expected);
+    expect(totals).toEqual([expected.length]);
+  });
+
+  it('never matches across the end of the name and the start of the domain', async () => {
+    // Account 3 is at n3.example; PostgreSQL's index holds the two joined by a newline.
+    for (const query of ['3\nn3.ex', '3 n3.ex', '3n3.ex']) {
+      const response = await many.get(`/v0/accounts/search?query=${encodeURIComponent(query)}`);
+      expect(response.body).toMatchObject({ items: [], totalCount: 0 });
+    }
+  });
+
+  it('finds a renamed account under its new name at once, and no longer under its old one', async () => {
+    const account = seeded[6] as (typeof seeded)[number];
+    const before = (await many.get('/v0/accounts/search?query=account%206&limit=1')).body.totalCount;
+    expect((await many.patch(`/v0/accounts/${account.id}`, { name: 'Borealis' })).status).toBe(200);
+    expect((await many.get('/v0/accounts/search?query=borealis')).body).toMatchObject({
+      items: [{ accountId: account.id, name: 'Borealis' }],
+      totalCount: 1,
+    });
+    expect((await many.get('/v0/accounts/search?query=account%206&limit=1')).body.totalCount).toBe(
+      before - 1,
     );
   });
 });

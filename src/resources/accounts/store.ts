@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable, SelectQueryBuilder } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { AccountsTable, AccountsTables } from './tables.ts';
@@ -10,6 +10,15 @@ export interface AccountFilter {
   query?: string;
   emptyOnly: boolean;
 }
+
+/** The columns that a query is looked for in. */
+const SEARCHED = ['name', 'domain'];
+
+/** How many candidates after the cursor a page of matches is looked for among first (see matchingPage). */
+export const NEAREST_ROWS = 2000;
+
+/** The tenant's accounts that a search keeps before its query (all, or those without a linked person). */
+type Candidates = SelectQueryBuilder<AccountsTables, 'accounts', object>;
 
 const COLUMNS = [
   'id',
@@ -74,14 +83,72 @@ export async function searchAccounts(
   filter: AccountFilter,
   page: Paging,
 ): Promise<Paged<AccountRow>> {
-  let matching = db.selectFrom('accounts');
-  if (filter.query)
-    matching = matching.where(db.dialect.substringMatch('accounts', ['name', 'domain'], filter.query));
-  if (filter.emptyOnly) matching = matching.where('linked_persons_count', '=', 0);
-  const [rows, total] = await Promise.all([
-    descendingAfter(matching.select(COLUMNS), 'accounts.id', page),
-    // Unfiltered, the total is the tenant's counter: no count over every account.
-    filter.query || filter.emptyOnly ? db.countRows(matching) : db.rowCount('accounts'),
-  ]);
+  let candidates = db.selectFrom('accounts');
+  if (filter.emptyOnly) candidates = candidates.where('linked_persons_count', '=', 0);
+  const query = filter.query;
+  if (!query) {
+    const [rows, total] = await Promise.all([
+      descendingAfter(candidates.select(COLUMNS), 'accounts.id', page),
+      // Unfiltered, the total is the tenant's counter: no count over every account.
+      filter.emptyOnly ? db.countRows(candidates) : db.rowCount('accounts'),
+    ]);
+    return pagedOf(rows, page, (row) => [row.id], total);
+  }
+  const rows = await matchingPage(db, candidates, query, page);
+  // A first page that holds every match has counted them.
+  const total =
+    page.after === undefined && rows.length <= page.limit
+      ? rows.length
+      : await countMatches(db, candidates, query, filter.emptyOnly);
   return pagedOf(rows, page, (row) => [row.id], total);
+}
+
+function countMatches(
+  db: TenantDb<AccountsTables>,
+  candidates: Candidates,
+  query: string,
+  emptyOnly: boolean,
+): Promise<number> {
+  if (!emptyOnly) return db.countSubstringMatches('accounts', SEARCHED, query);
+  // The index knows nothing of linked persons: the matching rows are read.
+  return db.countRows(candidates.where(db.dialect.substringMatch('accounts', SEARCHED, query, db.tenantId)));
+}
+
+/**
+ * The rows of a page of matches. They are looked for first among the NEAREST_ROWS candidates after
+ * the cursor, in the part of the index that covers those rows; only when fewer than a page match
+ * there are the older ones found through the tenant's whole part of the index. A common query finds
+ * its page near the cursor and a rare one has few matches to read, so that neither reads every
+ * match to keep the newest.
+ */
+async function matchingPage(
+  db: TenantDb<AccountsTables>,
+  candidates: Candidates,
+  query: string,
+  page: Paging,
+): Promise<AccountRow[]> {
+  const below = page.after === undefined ? undefined : String(page.after[0]);
+  const afterCursor = below === undefined ? candidates : candidates.where('id', '<', below);
+  const farthest = await afterCursor
+    .select('id')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .offset(NEAREST_ROWS - 1)
+    .executeTakeFirst();
+  const from = farthest?.id;
+  const nearest = from === undefined ? candidates : candidates.where('id', '>=', from);
+  const near = await descendingAfter(
+    nearest
+      .where(db.dialect.substringMatchBetween('accounts', SEARCHED, query, db.tenantId, { from, below }))
+      .select(COLUMNS),
+    'accounts.id',
+    page,
+  );
+  if (from === undefined || near.length > page.limit) return near;
+  const older = await descendingAfter(
+    candidates.where(db.dialect.substringMatch('accounts', SEARCHED, query, db.tenantId)).select(COLUMNS),
+    'accounts.id',
+    { limit: page.limit - near.length, after: [from] },
+  );
+  return [...near, ...older];
 }
