@@ -75,6 +75,14 @@ export interface Dialect {
    */
   createTrigger(db: Kysely<unknown>, trigger: Trigger): Promise<void>;
   /**
+   * A table read in runs of its primary key, as rollups are: SQLite stores its rows in the key's
+   * order (WITHOUT ROWID), so that a run is a few adjacent pages however the rows were written over
+   * time; PostgreSQL reads such a run through the key's index as it is.
+   */
+  keyOrderedTable<T extends string, C extends string>(
+    table: CreateTableBuilder<T, C>,
+  ): CreateTableBuilder<T, C>;
+  /**
    * Makes a select of rows to claim skip rows other transactions hold (PostgreSQL), so that
    * concurrent workers each take different rows. SQLite has one writer at a time, so its claim
    * (one UPDATE … RETURNING statement) is atomic as it is.
@@ -320,6 +328,7 @@ export const sqliteDialect: Dialect = {
     const code = (error as { code?: unknown })?.code;
     return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
   },
+  keyOrderedTable: (table) => table.modifyEnd(sql`WITHOUT ROWID`),
   skipLocked: (query) => query,
   lockUntilCommit: async () => {},
   notify: async () => {},
@@ -500,6 +509,7 @@ export const postgresDialect: Dialect = {
       return true;
     return CONNECTION_LOST.test(error.message);
   },
+  keyOrderedTable: (table) => table,
   skipLocked: (query) => query.forUpdate().skipLocked(),
   async lockUntilCommit(db, key) {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);

@@ -201,3 +201,143 @@ describe('upgrading a database made before migrations 0011 to 0015', () => {
     }
   });
 });
+
+describe('upgrading a database made before migration 0016', () => {
+  it('fills the daily rollups from the hourly ones, and keeps them the sum of their hours after', async () => {
+    const environment = await freshEnvironment();
+    const database = openDatabase({
+      databaseUrl: environment.env.DATABASE_URL,
+      dataDir: environment.env.TAILOR_DATA_DIR as string,
+    });
+    try {
+      const all = await migrationsFor(database.dialect);
+      const older = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0016'));
+      const oldRun = await new Migrator({
+        db: database.acrossTenants,
+        provider: { getMigrations: async () => older },
+      }).migrateToLatest();
+      expect(oldRun.error).toBeUndefined();
+
+      const db = database.acrossTenants;
+      const HOUR = 3_600_000;
+      const day = Date.UTC(2026, 0, 31);
+      for (const tenant of ['t1', 't2']) {
+        await db
+          .insertInto('tenants')
+          .values({ id: tenant, slug: tenant, name: 'T', created_at: day })
+          .execute();
+        await db
+          .insertInto('pages')
+          .values({
+            id: `${tenant}_page`,
+            tenant_id: tenant,
+            name: 'P',
+            title: 'P',
+            page_context: 'C',
+            page_type: 'inbound',
+            status: 'draft',
+            brand_id: 'b',
+            actions: '[]',
+            action_card_widgets: '[]',
+            scripts: '[]',
+            created_at: day,
+            updated_at: day,
+          })
+          .execute();
+        await db
+          .insertInto('audiences')
+          .values({
+            id: `${tenant}_audience`,
+            tenant_id: tenant,
+            page_id: `${tenant}_page`,
+            number: 1,
+            is_new_page_agent: 0,
+            auto_publish: 0,
+            latest_version_id: 'v',
+            published_version_id: 'v',
+            created_at: day,
+            updated_at: day,
+          })
+          .execute();
+      }
+      /** An hour of sessions: `n` sessions, each with one interaction, 7 s, and every third converted. */
+      const hour = (tenant: string, at: number, arm: string, n: number) => ({
+        tenant_id: tenant,
+        audience_id: `${tenant}_audience`,
+        hour: at,
+        arm,
+        sessions: n,
+        interactions: n,
+        scroll_depth_sum: 50 * n,
+        time_spent_ms_sum: 7_000 * n,
+        bounces: 0,
+        conversions: Math.floor(n / 3),
+        cta_sessions: Math.floor(n / 3),
+        form_submit_sessions: 0,
+      });
+      await db
+        .insertInto('audience_hourly_stats')
+        .values([
+          hour('t1', day, 'personalized', 1),
+          hour('t1', day + 5 * HOUR, 'personalized', 2),
+          hour('t1', day + 5 * HOUR, 'baseline', 3),
+          hour('t1', day + 23 * HOUR, 'personalized', 4),
+          hour('t1', day + 24 * HOUR, 'personalized', 5),
+          hour('t2', day + 3 * HOUR, 'personalized', 6),
+        ] as never)
+        .execute();
+
+      const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
+      expect(applied).toEqual(Object.keys(all).filter((name) => name >= '0016'));
+
+      const daily = async () =>
+        (
+          await db
+            .selectFrom('audience_daily_stats')
+            .select(['tenant_id', 'day', 'arm', 'sessions', 'conversions'])
+            .orderBy('tenant_id')
+            .orderBy('day')
+            .orderBy('arm')
+            .execute()
+        ).map((row) => [
+          row.tenant_id,
+          Number(row.day) - day,
+          row.arm,
+          ...[row.sessions, row.conversions].map(Number),
+        ]);
+      expect(await daily()).toEqual([
+        ['t1', 0, 'baseline', 3, 1],
+        ['t1', 0, 'personalized', 7, 1],
+        ['t1', 24 * HOUR, 'personalized', 5, 1],
+        ['t2', 0, 'personalized', 6, 2],
+      ]);
+
+      // What ingestion does to an hour: insert it, or add to it.
+      const addToHour = (row: ReturnType<typeof hour>) =>
+        db
+          .insertInto('audience_hourly_stats')
+          .values(row as never)
+          .onConflict((oc) =>
+            oc.columns(['audience_id', 'hour', 'arm']).doUpdateSet((eb) => ({
+              sessions: eb('audience_hourly_stats.sessions', '+', row.sessions),
+              conversions: eb('audience_hourly_stats.conversions', '+', row.conversions),
+            })),
+          )
+          .execute();
+      await addToHour(hour('t1', day + 5 * HOUR, 'personalized', 3));
+      await addToHour(hour('t1', day + 30 * HOUR, 'baseline', 9));
+      await addToHour(hour('t2', day + 50 * HOUR, 'personalized', 1));
+      expect(await daily()).toEqual([
+        ['t1', 0, 'baseline', 3, 1],
+        ['t1', 0, 'personalized', 10, 2],
+        ['t1', 24 * HOUR, 'baseline', 9, 3],
+        ['t1', 24 * HOUR, 'personalized', 5, 1],
+        ['t2', 0, 'personalized', 6, 2],
+        ['t2', 48 * HOUR, 'personalized', 1, 0],
+      ]);
+    } finally {
+      await database.close();
+      await environment.drop();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { DAY_MS, type Period, periodOf, splitByHours } from './period.ts';
+import { DAY_MS, type Period, periodOf, splitByRollups } from './period.ts';
 import type { AudienceLift } from './schema.ts';
 import { chanceToBeat, chiSquarePValue, newcombeInterval, type Proportion } from './statistics.ts';
 import { armDailyTotals, armSessionTotals } from './store.ts';
@@ -39,22 +39,23 @@ function addTo(days: Map<number, Day>, day: number, arm: Arm, counts: Counts): v
 }
 
 /**
- * Sessions and conversions per UTC day and arm: whole hours from the rollups, the partial hours at
- * either end from the sessions (an hour never straddles two days).
+ * Sessions and conversions per UTC day and arm: whole days from the daily rollups, the other whole
+ * hours from the hourly ones (the database groups them into their days), and the partial hours at
+ * either end from the sessions (each inside one hour, so inside one day).
  */
 async function dailyCounts(db: TenantDb, audienceId: string, period: Period): Promise<Map<number, Day>> {
   const days = emptyDays(period);
-  const { whole, edges } = splitByHours(period);
-  if (whole) {
-    for (const row of await armDailyTotals(db, audienceId, whole.start, whole.end, DAY_MS)) {
-      addTo(days, row.day, row.arm, row);
-    }
-  }
-  for (const edge of edges) {
-    for (const row of await armSessionTotals(db, audienceId, edge.start, edge.end)) {
-      addTo(days, Math.floor(edge.start / DAY_MS), row.arm, row);
-    }
-  }
+  const parts = splitByRollups(period);
+  const edgeCounts = async (span: Period) => {
+    const day = Math.floor(span.start / DAY_MS);
+    return (await armSessionTotals(db, audienceId, span)).map((row) => ({ ...row, day }));
+  };
+  const counts = await Promise.all([
+    ...parts.days.map((span) => armDailyTotals(db, 'daily', audienceId, span, DAY_MS)),
+    ...parts.hours.map((span) => armDailyTotals(db, 'hourly', audienceId, span, DAY_MS)),
+    ...parts.sessions.map(edgeCounts),
+  ]);
+  for (const row of counts.flat()) addTo(days, row.day, row.arm, row);
   return days;
 }
 

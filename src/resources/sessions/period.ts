@@ -38,16 +38,37 @@ export function periodOf(query: { startDate?: string; endDate?: string }, now: n
 }
 
 /**
- * The period split where the hourly rollups can answer: `whole` hours [firstHour, lastHour) when
- * there is at least one, and the partial hours at either end, read from the sessions themselves.
+ * `period` cut at the multiples of `unit` it contains: the `whole` units between the first and the
+ * last of them, when there is one, and the rest at either end, each inside one unit.
  */
-export function splitByHours({ start, end }: Period): { whole?: Period; edges: Period[] } {
-  const firstHour = Math.ceil(start / HOUR_MS) * HOUR_MS;
-  const lastHour = Math.floor(end / HOUR_MS) * HOUR_MS;
-  if (firstHour >= lastHour) return { edges: [{ start, end }] };
+function splitBy({ start, end }: Period, unit: number): { whole?: Period; edges: Period[] } {
+  const first = Math.ceil(start / unit) * unit;
+  const last = Math.floor(end / unit) * unit;
+  if (first > last) return { edges: [{ start, end }] };
   const edges = [
-    { start, end: firstHour },
-    { start: lastHour, end },
+    { start, end: first },
+    { start: last, end },
   ].filter((edge) => edge.start < edge.end);
-  return { whole: { start: firstHour, end: lastHour }, edges };
+  return first < last ? { whole: { start: first, end: last }, edges } : { edges };
+}
+
+/** A period as the sums that answer it exactly, each span from the coarsest source that can. */
+export interface PeriodParts {
+  /** Whole UTC days: the daily rollups. At most one span. */
+  days: Period[];
+  /**
+   * Whole hours: the hourly rollups. Those of the partial days at either end of the whole days, or,
+   * without a whole day, all of them in one span.
+   */
+  hours: Period[];
+  /** The partial hours at either end: the sessions themselves. Each inside one hour. */
+  sessions: Period[];
+}
+
+export function splitByRollups(period: Period): PeriodParts {
+  const byHour = splitBy(period, HOUR_MS);
+  if (!byHour.whole) return { days: [], hours: [], sessions: byHour.edges };
+  const byDay = splitBy(byHour.whole, DAY_MS);
+  if (!byDay.whole) return { days: [], hours: [byHour.whole], sessions: byHour.edges };
+  return { days: [byDay.whole], hours: byDay.edges, sessions: byHour.edges };
 }

@@ -1,13 +1,13 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { invalidField } from '../../shared/errors.ts';
-import { HOUR_MS, periodOf, splitByHours } from './period.ts';
+import { HOUR_MS, periodOf, splitByRollups } from './period.ts';
 import type { AudienceAnalyticsItem, SessionEvent } from './schema.ts';
 import {
   type AudienceTotals,
   addToHour,
   BOUNCE_MS,
   findSession,
-  hourlyTotals,
+  rollupTotals,
   type SessionRow,
   saveSession,
   sessionTotals,
@@ -95,10 +95,11 @@ function newSession(visit: Visit, now: number): SessionRow {
 
 /**
  * Records a batch of a session's events, and moves the session's hour of the audience's rollup by
- * the change in the session's share: analytics read the rollups. Call it in a transaction. A session
- * starts when its first batch arrives (server time), in the arm of the page that sent it; a session
- * id already used by another audience's page starts nothing new. Two batches of a new session may race to create it: the
- * loser's insert fails on the session's key, and a retry finds the session made.
+ * the change in the session's share (a trigger moves its day by as much): analytics read the
+ * rollups. Call it in a transaction. A session starts when its first batch arrives (server time), in
+ * the arm of the page that sent it; a session id already used by another audience's page starts
+ * nothing new. Two batches of a new session may race to create it: the loser's insert fails on the
+ * session's key, and a retry finds the session made.
  */
 export async function recordSessionEvents(
   tx: TenantDb,
@@ -123,15 +124,15 @@ export async function recordSessionEvents(
   );
 }
 
+/** Adds each row to its audience's totals in `into`. */
 function add(into: Map<string, Totals>, rows: AudienceTotals[]): void {
   for (const row of rows) {
-    const current = into.get(row.audience_id) ?? NOTHING;
-    into.set(
-      row.audience_id,
-      Object.fromEntries(
-        TOTAL_FIELDS.map((field) => [field, current[field] + Number(row[field] ?? 0)]),
-      ) as Totals,
-    );
+    let totals = into.get(row.audience_id);
+    if (!totals) {
+      totals = { ...NOTHING };
+      into.set(row.audience_id, totals);
+    }
+    for (const field of TOTAL_FIELDS) totals[field] += Number(row[field] ?? 0);
   }
 }
 
@@ -157,8 +158,9 @@ function present(audienceId: string, totals: Totals): AudienceAnalyticsItem {
 
 /**
  * Session metrics of every audience of the page (archived ones too) over sessions that started in
- * [startDate, endDate). Whole hours come from the rollups; only the partial hours at either end are
- * read from the sessions themselves, so the cost does not grow with the number of sessions.
+ * [startDate, endDate). Whole days come from the daily rollups, the whole hours of partial days from
+ * the hourly ones, and only the partial hours at either end from the sessions themselves, each read
+ * once for all the audiences: the cost grows with the audiences and days, not with the sessions.
  */
 export async function audienceAnalytics(
   db: TenantDb,
@@ -167,11 +169,15 @@ export async function audienceAnalytics(
   audiences: PageAudiences,
   now = Date.now(),
 ): Promise<{ items: AudienceAnalyticsItem[] }> {
-  const { whole, edges } = splitByHours(periodOf(query, now));
+  const parts = splitByRollups(periodOf(query, now));
   const audienceIds = await audiences(db, pageId);
   if (audienceIds.length === 0) return { items: [] };
+  const sums = await Promise.all([
+    ...parts.days.map((span) => rollupTotals(db, 'daily', audienceIds, span)),
+    ...parts.hours.map((span) => rollupTotals(db, 'hourly', audienceIds, span)),
+    ...parts.sessions.map((span) => sessionTotals(db, audienceIds, span)),
+  ]);
   const totals = new Map<string, Totals>();
-  if (whole) add(totals, await hourlyTotals(db, audienceIds, whole.start, whole.end));
-  for (const edge of edges) add(totals, await sessionTotals(db, audienceIds, edge.start, edge.end));
+  for (const rows of sums) add(totals, rows);
   return { items: audienceIds.map((id) => present(id, totals.get(id) ?? NOTHING)) };
 }

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
 import type { TenantDb } from '../../db/tenant-db.ts';
+import type { Period } from './period.ts';
 import type { Arm, AudienceHourlyStatsTable, SessionsTable, SessionsTables } from './tables.ts';
 
 export type SessionRow = Omit<Selectable<SessionsTable>, 'tenant_id'>;
@@ -75,27 +76,45 @@ export async function addToHour(
 
 export type AudienceTotals = Totals & { audience_id: string };
 
-/** Totals per audience, both arms together, from the hourly rollups of hours in [fromHour, toHour). */
-export function hourlyTotals(
-  db: TenantDb<SessionsTables>,
-  audienceIds: string[],
-  fromHour: number,
-  toHour: number,
-) {
+/** The rollups: each table with the column that holds the start of its rows' span, epoch milliseconds. */
+const ROLLUPS = {
+  hourly: { table: 'audience_hourly_stats', start: 'hour' },
+  daily: { table: 'audience_daily_stats', start: 'day' },
+} as const;
+export type Rollup = keyof typeof ROLLUPS;
+
+/** The rows of `rollup` whose span lies in `span`, which must begin and end on bounds of its spans. */
+function rollupRows(db: TenantDb<SessionsTables>, rollup: Rollup, span: Period) {
+  const { table, start } = ROLLUPS[rollup];
+  // Both tables have the same columns but the one holding the span's start, named by `start`.
   return db
-    .selectFrom('audience_hourly_stats')
+    .selectFrom(table as 'audience_hourly_stats')
+    .where(sql.ref(start), '>=', span.start)
+    .where(sql.ref(start), '<', span.end);
+}
+
+/** Totals per audience, both arms together, from the rollups of `span` (whole hours or whole days). */
+export function rollupTotals(
+  db: TenantDb<SessionsTables>,
+  rollup: Rollup,
+  audienceIds: string[],
+  span: Period,
+): Promise<AudienceTotals[]> {
+  return rollupRows(db, rollup, span)
     .select((eb) => ['audience_id', ...TOTAL_FIELDS.map((field) => eb.fn.sum<number>(field).as(field))])
     .where('audience_id', 'in', audienceIds)
-    .where('hour', '>=', fromHour)
-    .where('hour', '<', toHour)
     .groupBy('audience_id')
-    .execute() as Promise<AudienceTotals[]>;
+    .execute();
 }
 
 const converted = sql<number>`CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END`;
 
-/** Totals per audience computed from the sessions that started in [from, to). */
-export function sessionTotals(db: TenantDb<SessionsTables>, audienceIds: string[], from: number, to: number) {
+/** Totals per audience computed from the sessions that started in `span`. */
+export function sessionTotals(
+  db: TenantDb<SessionsTables>,
+  audienceIds: string[],
+  span: Period,
+): Promise<AudienceTotals[]> {
   const bounced = sql<number>`CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < ${BOUNCE_MS} THEN 1 ELSE 0 END`;
   return db
     .selectFrom('sessions')
@@ -111,35 +130,35 @@ export function sessionTotals(db: TenantDb<SessionsTables>, audienceIds: string[
       eb.fn.sum<number>(sql<number>`CASE WHEN form_submits > 0 THEN 1 ELSE 0 END`).as('form_submit_sessions'),
     ])
     .where('audience_id', 'in', audienceIds)
-    .where('started_at', '>=', from)
-    .where('started_at', '<', to)
+    .where('started_at', '>=', span.start)
+    .where('started_at', '<', span.end)
     .groupBy('audience_id')
-    .execute() as Promise<AudienceTotals[]>;
+    .execute();
 }
 
 /** Sessions and conversions of one arm of an audience over some span (a day, or part of one). */
 export interface ArmCounts {
   arm: Arm;
-  /** The UTC day, as epoch milliseconds divided by a day's; for sums over a span, its first day. */
+  /** The UTC day: epoch milliseconds divided by a day's. */
   day: number;
   sessions: number;
   conversions: number;
 }
 
 /**
- * Sessions and conversions of the audience per arm and UTC day, from the hourly rollups of hours in
- * [fromHour, toHour): a day is the hour divided by `dayMs` (integer division on both databases).
+ * Sessions and conversions of the audience per arm and UTC day, from the rollups of `span` (whole
+ * hours or whole days): a row's day is its start divided by `dayMs` (integer division on both
+ * databases).
  */
 export async function armDailyTotals(
   db: TenantDb<SessionsTables>,
+  rollup: Rollup,
   audienceId: string,
-  fromHour: number,
-  toHour: number,
+  span: Period,
   dayMs: number,
 ): Promise<ArmCounts[]> {
-  const day = sql<number>`hour / ${sql.lit(dayMs)}`;
-  const rows = await db
-    .selectFrom('audience_hourly_stats')
+  const day = sql<number>`${sql.ref(ROLLUPS[rollup].start)} / ${sql.lit(dayMs)}`;
+  const rows = await rollupRows(db, rollup, span)
     .select((eb) => [
       'arm',
       day.as('day'),
@@ -147,19 +166,16 @@ export async function armDailyTotals(
       eb.fn.sum<number>('conversions').as('conversions'),
     ])
     .where('audience_id', '=', audienceId)
-    .where('hour', '>=', fromHour)
-    .where('hour', '<', toHour)
     .groupBy(['arm', day])
     .execute();
-  return rows.map((row) => ({ ...row, day: Number(row.day) }) as ArmCounts);
+  return rows.map((row) => ({ ...row, day: Number(row.day) }));
 }
 
-/** Sessions and conversions of the audience per arm over the sessions that started in [from, to). */
+/** Sessions and conversions of the audience per arm over the sessions that started in `span`. */
 export async function armSessionTotals(
   db: TenantDb<SessionsTables>,
   audienceId: string,
-  from: number,
-  to: number,
+  span: Period,
 ): Promise<Omit<ArmCounts, 'day'>[]> {
   return db
     .selectFrom('sessions')
@@ -169,8 +185,8 @@ export async function armSessionTotals(
       eb.fn.sum<number>(converted).as('conversions'),
     ])
     .where('audience_id', '=', audienceId)
-    .where('started_at', '>=', from)
-    .where('started_at', '<', to)
+    .where('started_at', '>=', span.start)
+    .where('started_at', '<', span.end)
     .groupBy('arm')
     .execute();
 }

@@ -1,4 +1,4 @@
-/** Row types of the session tables: visitors' sessions and their hourly sums per audience and arm. */
+/** Row types of the session tables: visitors' sessions and their hourly and daily sums per audience and arm. */
 
 /** Which page a session was served: the published version, or the baseline of a holdout. */
 export type Arm = 'personalized' | 'baseline';
@@ -22,16 +22,8 @@ export interface SessionsTable {
   time_spent_ms: number;
 }
 
-/**
- * Sums over the sessions of one audience and arm that started in one hour: analytics add up whole
- * hours from here and only read raw sessions at the edges of the requested period.
- */
-export interface AudienceHourlyStatsTable {
-  tenant_id: string;
-  audience_id: string;
-  /** Start of the hour, epoch milliseconds. */
-  hour: number;
-  arm: Arm;
+/** What a rollup sums over the sessions of one audience and arm that started in its span. */
+interface SessionSums {
   sessions: number;
   interactions: number;
   scroll_depth_sum: number;
@@ -42,7 +34,32 @@ export interface AudienceHourlyStatsTable {
   form_submit_sessions: number;
 }
 
+/**
+ * The sums of one hour. Ingestion keeps them, in the transaction that records the events; analytics
+ * read the whole hours of a period's partial days here, and raw sessions only for its partial hours.
+ */
+export interface AudienceHourlyStatsTable extends SessionSums {
+  tenant_id: string;
+  audience_id: string;
+  /** Start of the hour, epoch milliseconds. */
+  hour: number;
+  arm: Arm;
+}
+
+/**
+ * The sums of one UTC day: the sum of its hours, kept by database triggers on every change of an
+ * hourly row (migration 0016). Analytics read a period's whole days here.
+ */
+export interface AudienceDailyStatsTable extends SessionSums {
+  tenant_id: string;
+  audience_id: string;
+  /** Start of the UTC day, epoch milliseconds. */
+  day: number;
+  arm: Arm;
+}
+
 export type SessionsTables = {
   sessions: SessionsTable;
   audience_hourly_stats: AudienceHourlyStatsTable;
+  audience_daily_stats: AudienceDailyStatsTable;
 };

@@ -1,0 +1,111 @@
+/**
+ * Audience analytics at ABM scale: `GET /v0/pages/{id}/analytics/audiences` for a page with many
+ * audiences (one per account) and many sessions.
+ *
+ *   npm run bench -- analytics [--audiences 1000] [--sessions 1000000]
+ *
+ * Seeds one page with `audiences` audiences and `sessions` sessions spread evenly over the last 90
+ * days and round-robin over the audiences, written straight into `sessions`, with the rollups that
+ * ingestion keeps built from them in one pass (bench/support.ts). Then `tailor serve` on CPU 0 and,
+ * for 30 days, 90 days and one day, each with both edges off the hour (whole days, whole hours and
+ * raw sessions at both ends), Tailor against a bare server answering the same bytes (10
+ * connections), and 200 requests one at a time.
+ */
+import { createAudience } from '../../src/workflows/audience-versions/service.ts';
+import {
+  compareWithBare,
+  fmt,
+  parseOptions,
+  printMemory,
+  printSetting,
+  sequentialLatency,
+} from '../harness.ts';
+import type { Scenario } from '../scenario.ts';
+import { type Bench, benchPage, openBench, rollUpSessions, serveProcess } from '../support.ts';
+
+const DAY = 86_400_000;
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+const SEEDED_DAYS = 90;
+const BATCH = 1000;
+/** Under load, a few concurrent readers: the dashboards of a team, not a crowd. */
+const CONNECTIONS = 10;
+
+/** Session n: audience n mod audiences, started (n / sessions) of the 90 days before `now`, varied metrics. */
+async function seedSessions(bench: Bench, pageId: string, audienceIds: string[], total: number, now: number) {
+  for (let done = 0; done < total; done += BATCH) {
+    const rows = Array.from({ length: Math.min(BATCH, total - done) }, (_, i) => {
+      const n = done + i;
+      return {
+        tenant_id: bench.tenant.tenantId,
+        id: `bench-session-${n}`,
+        page_id: pageId,
+        audience_id: audienceIds[n % audienceIds.length] as string,
+        page_link_id: 'pagelink_bench',
+        arm: 'personalized' as const,
+        started_at: now - Math.floor((n / total) * SEEDED_DAYS * DAY),
+        last_event_at: now,
+        interactions: n % 4,
+        cta_clicks: n % 7 === 0 ? 1 : 0,
+        form_submits: n % 29 === 0 ? 1 : 0,
+        max_scroll_depth: n % 101,
+        time_spent_ms: (n % 60) * 1000,
+      };
+    });
+    await bench.database.acrossTenants.insertInto('sessions').values(rows).execute();
+  }
+}
+
+export default {
+  name: 'analytics',
+  summary: 'audience analytics of a page with many audiences and sessions: 30 days, 90 days, 1 day',
+  usage: '--audiences 1000 --sessions 1000000',
+  async run(args) {
+    const options = parseOptions(args, { audiences: 1000, sessions: 1_000_000 });
+    const bench = await openBench('Analytics bench');
+    const page = await benchPage(bench.db);
+    const seedStart = Date.now();
+    const audienceIds: string[] = [];
+    for (let i = 0; i < options.audiences; i++) {
+      audienceIds.push((await createAudience(bench.db, page.pageId, {})).audienceId);
+    }
+    // Each new audience queued the generation of its first version: the server's worker must not
+    // spend the measurement writing them.
+    await bench.database.acrossTenants
+      .deleteFrom('jobs')
+      .where('tenant_id', '=', bench.tenant.tenantId)
+      .execute();
+    const now = Date.now();
+    await seedSessions(bench, page.pageId, audienceIds, options.sessions, now);
+    await rollUpSessions(bench);
+    const seedSeconds = (Date.now() - seedStart) / 1000;
+    const server = await serveProcess(bench);
+    try {
+      printSetting(
+        `analytics: ${fmt(options.audiences)} audiences, ${fmt(options.sessions)} sessions over ${SEEDED_DAYS} days, seeded in ${seedSeconds.toFixed(1)} s; tailor serve pinned to CPU 0 with the bare server, autocannon on CPU 1; ${CONNECTIONS} connections`,
+      );
+      // Every period ends yesterday at 11:46:23 UTC: both its edges are partial hours of partial
+      // days, with 12 whole hours before the first midnight and 11 after the last.
+      const end = Math.floor(now / DAY) * DAY - 12 * HOUR - 13 * MINUTE - 37_000;
+      const iso = (ms: number) => new Date(ms).toISOString();
+      const target = (days: number) => ({
+        path: `/v0/pages/${page.pageId}/analytics/audiences?startDate=${iso(end - days * DAY)}&endDate=${iso(end)}`,
+        headers: { 'x-api-key': bench.tenant.apiKey },
+      });
+      const periods: [string, number][] = [
+        ['30 days', 30],
+        ['90 days', 90],
+        ['1 day', 1],
+      ];
+      for (const [label, days] of periods) {
+        await compareWithBare(`analytics ${label}`, server.url, target(days), { connections: CONNECTIONS });
+      }
+      for (const [label, days] of periods) {
+        await sequentialLatency(`analytics ${label}`, server.url, target(days));
+      }
+      printMemory(server.pid);
+    } finally {
+      await server.close();
+    }
+  },
+} satisfies Scenario;
