@@ -1,9 +1,9 @@
-import { Migrator } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
 import { sqliteDialect } from '../../src/db/dialect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
+import { databaseBefore } from '../helpers/migrations.ts';
 import { freshEnvironment } from '../helpers/process.ts';
 
 describe('migrations', () => {
@@ -29,25 +29,9 @@ describe('migrations', () => {
 
 describe('upgrading a database made before migrations 0011 to 0015', () => {
   it('runs only what is new, keeps a renamed migration from running twice, fills the derived columns, and puts every earlier session in the personalized arm', async () => {
-    const environment = await freshEnvironment();
-    const database = openDatabase({
-      databaseUrl: environment.env.DATABASE_URL,
-      dataDir: environment.env.TAILOR_DATA_DIR as string,
-    });
+    // The migrations as an older Tailor ran them: up to 0010, with 0009 under its first name.
+    const { database, close } = await databaseBefore('0011', { '0009_sessions': '0009_visitors' });
     try {
-      const all = await migrationsFor(database.dialect);
-      // The migrations as an older Tailor ran them: up to 0010, with 0009 under its first name.
-      const older = Object.fromEntries(
-        Object.entries(all)
-          .filter(([name]) => name < '0011')
-          .map(([name, migration]) => [name === '0009_sessions' ? '0009_visitors' : name, migration]),
-      );
-      const oldRun = await new Migrator({
-        db: database.acrossTenants,
-        provider: { getMigrations: async () => older },
-      }).migrateToLatest();
-      expect(oldRun.error).toBeUndefined();
-
       const db = database.acrossTenants;
       const at = 1_700_000_000_000;
       await db.insertInto('tenants').values({ id: 't1', slug: 't1', name: 'T', created_at: at }).execute();
@@ -169,7 +153,9 @@ describe('upgrading a database made before migrations 0011 to 0015', () => {
         .execute();
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
-      expect(applied).toEqual(Object.keys(all).filter((name) => name >= '0011'));
+      expect(applied).toEqual(
+        Object.keys(await migrationsFor(database.dialect)).filter((name) => name >= '0011'),
+      );
 
       const accounts = await db
         .selectFrom('accounts')
@@ -196,28 +182,15 @@ describe('upgrading a database made before migrations 0011 to 0015', () => {
       const audiences = await db.selectFrom('audiences').select('holdout_percent').execute();
       expect(audiences.map((row) => row.holdout_percent)).toEqual([0, 0, 0]);
     } finally {
-      await database.close();
-      await environment.drop();
+      await close();
     }
   });
 });
 
 describe('upgrading a database made before migration 0016', () => {
   it('fills the daily rollups from the hourly ones, and keeps them the sum of their hours after', async () => {
-    const environment = await freshEnvironment();
-    const database = openDatabase({
-      databaseUrl: environment.env.DATABASE_URL,
-      dataDir: environment.env.TAILOR_DATA_DIR as string,
-    });
+    const { database, close } = await databaseBefore('0016');
     try {
-      const all = await migrationsFor(database.dialect);
-      const older = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0016'));
-      const oldRun = await new Migrator({
-        db: database.acrossTenants,
-        provider: { getMigrations: async () => older },
-      }).migrateToLatest();
-      expect(oldRun.error).toBeUndefined();
-
       const db = database.acrossTenants;
       const HOUR = 3_600_000;
       const day = Date.UTC(2026, 0, 31);
@@ -288,7 +261,9 @@ describe('upgrading a database made before migration 0016', () => {
         .execute();
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
-      expect(applied).toEqual(Object.keys(all).filter((name) => name >= '0016'));
+      expect(applied).toEqual(
+        Object.keys(await migrationsFor(database.dialect)).filter((name) => name >= '0016'),
+      );
 
       const daily = async () =>
         (
@@ -336,8 +311,7 @@ describe('upgrading a database made before migration 0016', () => {
         ['t2', 48 * HOUR, 'personalized', 1, 0],
       ]);
     } finally {
-      await database.close();
-      await environment.drop();
+      await close();
     }
   });
 });

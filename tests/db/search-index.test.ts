@@ -1,9 +1,9 @@
-import { type CompiledQuery, type Kysely, Migrator, sql } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/connection.ts';
+import type { Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
-import { freshEnvironment } from '../helpers/process.ts';
+import { databaseBefore } from '../helpers/migrations.ts';
 import { onPostgres, testDatabase } from '../helpers/server.ts';
 
 const ACCOUNT_COLUMNS = ['name', 'domain'];
@@ -116,19 +116,8 @@ async function earlierSearchIndex(db: Kysely<unknown>, table: string, columns: s
 
 describe('upgrading a database whose search indexes are of the earlier design (before migration 0017)', () => {
   it('builds each index from the rows there are, counts each tenant apart, and follows every write after', async () => {
-    const environment = await freshEnvironment();
-    const database = openDatabase({
-      databaseUrl: environment.env.DATABASE_URL,
-      dataDir: environment.env.TAILOR_DATA_DIR as string,
-    });
+    const { database, close } = await databaseBefore('0017');
     try {
-      const all = await migrationsFor(database.dialect);
-      const older = Object.fromEntries(Object.entries(all).filter(([name]) => name < '0017'));
-      const oldRun = await new Migrator({
-        db: database.acrossTenants,
-        provider: { getMigrations: async () => older },
-      }).migrateToLatest();
-      expect(oldRun.error).toBeUndefined();
       const db = database.acrossTenants;
       for (const [table, columns] of Object.entries(SEARCHED)) {
         await database.dialect.dropSearchIndex(db, table, columns);
@@ -235,7 +224,9 @@ describe('upgrading a database whose search indexes are of the earlier design (b
       await db.deleteFrom('accounts').where('tenant_id', '=', 't2').execute();
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
-      expect(applied).toEqual(Object.keys(all).filter((name) => name >= '0017'));
+      expect(applied).toEqual(
+        Object.keys(await migrationsFor(database.dialect)).filter((name) => name >= '0017'),
+      );
 
       const counts = (tenant: string, query: string) =>
         Promise.all(
@@ -274,8 +265,7 @@ describe('upgrading a database whose search indexes are of the earlier design (b
       expect(await matching('t1', 'rocket')).toEqual([{ id: 't1_a2' }]);
       expect(await matching('t2', 'rocket')).toEqual([{ id: 't2_a3' }]);
     } finally {
-      await database.close();
-      await environment.drop();
+      await close();
     }
   });
 });
