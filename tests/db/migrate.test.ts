@@ -3,7 +3,7 @@ import { openDatabase } from '../../src/db/connection.ts';
 import { sqliteDialect } from '../../src/db/dialect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
-import { databaseBefore } from '../helpers/migrations.ts';
+import { databaseBefore, rawPageRow } from '../helpers/migrations.ts';
 import { freshEnvironment } from '../helpers/process.ts';
 
 describe('migrations', () => {
@@ -69,21 +69,7 @@ describe('upgrading a database made before migrations 0011 to 0015', () => {
         .execute();
       await db
         .insertInto('pages')
-        .values({
-          id: 'pg1',
-          tenant_id: 't1',
-          name: 'P',
-          title: 'P',
-          page_context: 'C',
-          page_type: 'inbound',
-          status: 'draft',
-          brand_id: 'b',
-          actions: '[]',
-          action_card_widgets: '[]',
-          scripts: '[]',
-          created_at: at,
-          updated_at: at,
-        })
+        .values(rawPageRow('pg1', 't1', at))
         .execute();
       const audience = (id: string, number: number, archivedAt: number | null) => ({
         id,
@@ -201,21 +187,7 @@ describe('upgrading a database made before migration 0016', () => {
           .execute();
         await db
           .insertInto('pages')
-          .values({
-            id: `${tenant}_page`,
-            tenant_id: tenant,
-            name: 'P',
-            title: 'P',
-            page_context: 'C',
-            page_type: 'inbound',
-            status: 'draft',
-            brand_id: 'b',
-            actions: '[]',
-            action_card_widgets: '[]',
-            scripts: '[]',
-            created_at: day,
-            updated_at: day,
-          })
+          .values(rawPageRow(`${tenant}_page`, tenant, day))
           .execute();
         await db
           .insertInto('audiences')

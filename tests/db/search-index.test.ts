@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
-import { databaseBefore } from '../helpers/migrations.ts';
+import { databaseBefore, rawPageRow } from '../helpers/migrations.ts';
 import { onPostgres, testDatabase } from '../helpers/server.ts';
 
 const ACCOUNT_COLUMNS = ['name', 'domain'];
@@ -152,20 +152,7 @@ describe('upgrading a database whose search indexes are of the earlier design (b
           .execute();
         await db
           .insertInto('pages')
-          .values({
-            id: `${tenant}_p1`,
-            tenant_id: tenant,
-            name: 'Rocket launch',
-            title: 'Launch day',
-            page_context: 'C',
-            page_type: 'inbound',
-            status: 'draft',
-            brand_id: 'b',
-            actions: '[]',
-            action_card_widgets: '[]',
-            scripts: '[]',
-            ...times,
-          })
+          .values(rawPageRow(`${tenant}_p1`, tenant, at, { name: 'Rocket launch', title: 'Launch day' }))
           .execute();
         await db
           .insertInto('topics')

@@ -42,3 +42,27 @@ export async function databaseBefore(
     },
   };
 }
+
+/** A page row as the migrations before 0011 stored it, written straight into `pages`. */
+export function rawPageRow(
+  id: string,
+  tenantId: string,
+  at: number,
+  fields: { name?: string; title?: string } = {},
+) {
+  return {
+    id,
+    tenant_id: tenantId,
+    name: fields.name ?? 'P',
+    title: fields.title ?? 'P',
+    page_context: 'C',
+    page_type: 'inbound',
+    status: 'draft',
+    brand_id: 'b',
+    actions: '[]',
+    action_card_widgets: '[]',
+    scripts: '[]',
+    created_at: at,
+    updated_at: at,
+  };
+}
