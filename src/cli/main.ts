@@ -8,6 +8,7 @@ import { serve, work } from '../server.ts';
 import { AppError } from '../shared/errors.ts';
 import { createTenantWithKey } from '../workflows/tenant-setup/service.ts';
 import { demo } from './demo.ts';
+import { openApiDocument } from './openapi.ts';
 
 const USAGE = `Usage: tailor <command>
 
@@ -19,6 +20,7 @@ const USAGE = `Usage: tailor <command>
   keys list --tenant T                    list a tenant's keys (never the keys themselves)
   keys revoke KEY_ID                      revoke a key; effective on the next request
   demo                                    fill tenant "default" with a sample and print pages to open
+  openapi                                 print the OpenAPI document (as served at /v0/openapi.json)
 
 Configuration comes from the environment; see docs/configuration.md.`;
 
@@ -87,6 +89,8 @@ async function run(args: string[]): Promise<void> {
       return withDatabase(({ acrossTenants: db }) => revoke(db, required(target, 'KEY_ID')));
     case 'demo':
       return demo(loadConfig());
+    case 'openapi':
+      return print(await openApiDocument());
     default:
       throw new AppError('validation_failed', `Unknown command "${key}"\n\n${USAGE}`);
   }
