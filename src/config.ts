@@ -29,6 +29,8 @@ export interface Config {
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
   logLevel: string;
+  /** Bearer token that GET /metrics requires; unset, /metrics answers loopback clients only. */
+  metricsToken: string | undefined;
   /** Files go to this S3-compatible bucket when set, else to the data dir. */
   s3: S3Config | undefined;
 }
@@ -52,14 +54,52 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Every environment variable Tailor reads. The readers below take only these names, so a variable
+ * cannot be read without being listed here (docs/configuration.md is tested against this list).
+ */
+export const CONFIG_VARIABLES = [
+  'HOST',
+  'PORT',
+  'LOG_LEVEL',
+  'DATABASE_URL',
+  'TAILOR_DATA_DIR',
+  'TAILOR_SECRET',
+  'TAILOR_BOOTSTRAP_API_KEY',
+  'TAILOR_PUBLIC_URL',
+  'TAILOR_RATE_LIMIT_RPS',
+  'TAILOR_PUBLIC_RATE_LIMIT_RPS',
+  'TAILOR_AUTH_FAILURE_RPS',
+  'REDIS_URL',
+  'TAILOR_WORKERS',
+  'TAILOR_WORKER_POLL_MS',
+  'TAILOR_LLM_BASE_URL',
+  'TAILOR_LLM_API_KEY',
+  'TAILOR_LLM_MODEL',
+  'TAILOR_LLM_TIMEOUT_MS',
+  'TAILOR_WEBHOOK_ALLOW_PRIVATE',
+  'TAILOR_WEBHOOK_RETRY_SCHEDULE',
+  'TAILOR_WEBHOOK_TIMEOUT_MS',
+  'TAILOR_METRICS_TOKEN',
+  'TAILOR_S3_BUCKET',
+  'TAILOR_S3_PREFIX',
+  'TAILOR_S3_REGION',
+  'TAILOR_S3_ENDPOINT',
+  'TAILOR_S3_ACCESS_KEY_ID',
+  'TAILOR_S3_SECRET_ACCESS_KEY',
+  'TAILOR_S3_FORCE_PATH_STYLE',
+] as const;
+
+type Variable = (typeof CONFIG_VARIABLES)[number];
+
 type Env = Record<string, string | undefined>;
 
-function read(env: Env, name: string): string | undefined {
+function read(env: Env, name: Variable): string | undefined {
   const value = env[name];
   return value === undefined || value === '' ? undefined : value;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+function integer(env: Env, name: Variable, fallback: number, min: number, max: number): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   const value = Number(raw);
@@ -69,7 +109,7 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return value;
 }
 
-function boolean(env: Env, name: string, fallback: boolean): boolean {
+function boolean(env: Env, name: Variable, fallback: boolean): boolean {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   if (['true', '1'].includes(raw)) return true;
@@ -77,7 +117,7 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true, false, 1 or 0 (got "${raw}")`);
 }
 
-function url(env: Env, name: string, protocols: string[]): string | undefined {
+function url(env: Env, name: Variable, protocols: string[]): string | undefined {
   const raw = read(env, name);
   if (raw === undefined) return undefined;
   let parsed: URL;
@@ -92,7 +132,7 @@ function url(env: Env, name: string, protocols: string[]): string | undefined {
   return raw;
 }
 
-function minLength(env: Env, name: string, length: number): string | undefined {
+function minLength(env: Env, name: Variable, length: number): string | undefined {
   const raw = read(env, name);
   if (raw !== undefined && raw.length < length) {
     throw new ConfigError(name, `must be at least ${length} characters long`);
@@ -104,7 +144,7 @@ const DURATION = /^(\d+)(ms|s|m|h)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
-function durations(env: Env, name: string, fallback: string): number[] {
+function durations(env: Env, name: Variable, fallback: string): number[] {
   const raw = read(env, name) ?? fallback;
   const parts = raw.split(',').map((part) => part.trim().match(DURATION));
   if (parts.some((part) => !part)) {
@@ -178,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookRetryScheduleMs: durations(env, 'TAILOR_WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
     webhookTimeoutMs: integer(env, 'TAILOR_WEBHOOK_TIMEOUT_MS', 15_000, 1, 600_000),
     logLevel,
+    metricsToken: minLength(env, 'TAILOR_METRICS_TOKEN', 16),
     s3: s3(env),
   };
 }

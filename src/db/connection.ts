@@ -29,6 +29,7 @@ export class Database {
     readonly dialect: Dialect,
     private readonly closeConnections: () => Promise<void>,
     private readonly listeners?: PostgresListeners,
+    private readonly pool?: pg.Pool,
   ) {}
 
   forTenant(tenantId: string): TenantDb {
@@ -42,7 +43,15 @@ export class Database {
       this.dialect,
       this.closeConnections,
       this.listeners,
+      this.pool,
     );
+  }
+
+  /** The connection pool's use now, on PostgreSQL; SQLite has one connection and no pool. */
+  poolUse(): PoolUse | undefined {
+    if (!this.pool) return undefined;
+    const { totalCount, idleCount, waitingCount } = this.pool;
+    return { open: totalCount, idle: idleCount, waiting: waitingCount };
   }
 
   /**
@@ -62,6 +71,14 @@ export class Database {
   close(): Promise<void> {
     return this.closeConnections();
   }
+}
+
+export interface PoolUse {
+  /** Connections open, in use or idle. */
+  open: number;
+  idle: number;
+  /** Statements waiting for a connection because every one is in use. */
+  waiting: number;
 }
 
 export interface DatabaseOptions {
@@ -154,7 +171,7 @@ function openPostgres(connectionString: string, poolSize: number): Database {
     await listeners.close();
     await db.destroy();
   };
-  return new Database(db, postgresDialect, close, listeners);
+  return new Database(db, postgresDialect, close, listeners, pool);
 }
 
 export function openDatabase(options: DatabaseOptions): Database {

@@ -5,6 +5,7 @@ const TITLES: Record<ErrorCode, string> = {
   validation_failed: 'Validation failed',
   invalid_json: 'Invalid JSON',
   invalid_cursor: 'Invalid cursor',
+  unauthorized: 'Unauthorized',
   missing_api_key: 'Missing API key',
   invalid_api_key: 'Invalid API key',
   forbidden: 'Forbidden',

@@ -155,3 +155,19 @@ export async function finishSchedule(
     .where('locked_by', '=', worker)
     .execute();
 }
+
+/** Per kind, the jobs waiting to run (due or not) and the earliest time one of them is due. */
+export function queuedJobsByKind(
+  db: Kysely<JobsTables>,
+): Promise<{ kind: string; queued: number; earliestRunAt: number }[]> {
+  return db
+    .selectFrom('jobs')
+    .where('state', '=', 'queued')
+    .groupBy('kind')
+    .select((eb) => [
+      'kind',
+      eb.fn.countAll<number>().as('queued'),
+      eb.fn.min<number>('run_at').as('earliestRunAt'),
+    ])
+    .execute();
+}

@@ -6,6 +6,7 @@ export const ERROR_STATUS = {
   validation_failed: 400,
   invalid_json: 400,
   invalid_cursor: 400,
+  unauthorized: 401,
   missing_api_key: 401,
   invalid_api_key: 401,
   forbidden: 403,

@@ -1,0 +1,245 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Database, PoolUse } from '../db/connection.ts';
+import { queuedJobsByKind } from '../jobs/store.ts';
+import { AppError } from '../shared/errors.ts';
+
+/** One value of a gauge, for one set of labels. */
+export interface GaugeValue<Label extends string = string> {
+  labels: Record<Label, string>;
+  value: number;
+}
+
+/**
+ * A gauge read from the database at each scrape, so that it is right across every node and every
+ * `tailor worker` process, whichever of them did the work.
+ */
+export interface DatabaseGauge<Label extends string = string> {
+  name: string;
+  help: string;
+  labelNames: readonly Label[];
+  read(database: Database, now: number): Promise<GaugeValue<Label>[]>;
+}
+
+const jobsQueued: DatabaseGauge<'kind'> = {
+  name: 'tailor_jobs_queued',
+  help: 'Background jobs waiting to run, due now or later (a retry waits for its time), by kind',
+  labelNames: ['kind'],
+  async read(database) {
+    const rows = await queuedJobsByKind(database.acrossTenants);
+    return rows.map((row) => ({ labels: { kind: row.kind }, value: row.queued }));
+  },
+};
+
+const oldestQueuedJob: DatabaseGauge<'kind'> = {
+  name: 'tailor_jobs_oldest_queued_age_seconds',
+  help: 'Seconds since the queued job that has waited longest came due (0 when none is due yet), by kind',
+  labelNames: ['kind'],
+  async read(database, now) {
+    const rows = await queuedJobsByKind(database.acrossTenants);
+    return rows.map((row) => ({
+      labels: { kind: row.kind },
+      value: Math.max(0, now - row.earliestRunAt) / 1000,
+    }));
+  },
+};
+
+/** Route label of requests that matched no route: one value, however many URLs there are. */
+const UNMATCHED_ROUTE = 'unmatched';
+
+/**
+ * The service's metrics, in a registry of their own (not prom-client's global one), so that several
+ * servers in one process keep separate counts. Database gauges are read when scraped.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  /** Session events accepted by POST /v0/public/events. */
+  readonly eventsIngested: Counter;
+  /** Form submissions accepted by POST /v0/public/forms. */
+  readonly formsIngested: Counter;
+  private readonly requests: Counter<'method' | 'route' | 'status_class'>;
+  private readonly requestDuration: Histogram<'method' | 'route' | 'status_class'>;
+  private readonly databaseUp: Gauge;
+  private readonly databaseGauges: { definition: DatabaseGauge; gauge: Gauge }[];
+  private rendering: Promise<string> | undefined;
+
+  constructor(
+    private readonly database: Database,
+    databaseGauges: DatabaseGauge[],
+  ) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    const labelNames = ['method', 'route', 'status_class'] as const;
+    this.requests = new Counter({
+      name: 'tailor_http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status class',
+      labelNames,
+      registers,
+    });
+    this.requestDuration = new Histogram({
+      name: 'tailor_http_request_duration_seconds',
+      help: 'Time from receiving a request to answering it, by method, route pattern and status class',
+      labelNames,
+      registers,
+    });
+    this.eventsIngested = new Counter({
+      name: 'tailor_public_events_ingested_total',
+      help: 'Session events accepted from public pages (POST /v0/public/events)',
+      registers,
+    });
+    this.formsIngested = new Counter({
+      name: 'tailor_public_forms_ingested_total',
+      help: 'Form submissions accepted from public pages (POST /v0/public/forms)',
+      registers,
+    });
+    this.databaseUp = new Gauge({
+      name: 'tailor_database_up',
+      help: 'Whether the database answered the reads of this scrape (1) or not (0: its gauges are left out)',
+      registers,
+    });
+    this.databaseGauges = [jobsQueued, oldestQueuedJob, ...databaseGauges].map((definition) => ({
+      definition,
+      gauge: new Gauge({
+        name: definition.name,
+        help: definition.help,
+        labelNames: definition.labelNames,
+        registers,
+      }),
+    }));
+    this.registerPoolGauges();
+  }
+
+  /** PostgreSQL's pool, read from the pool when scraped; SQLite has one connection and no pool. */
+  private registerPoolGauges(): void {
+    if (!this.database.poolUse()) return;
+    const poolGauges: [string, string, keyof PoolUse][] = [
+      ['tailor_database_pool_connections', 'Connections open in the pool, in use or idle', 'open'],
+      ['tailor_database_pool_idle_connections', 'Open connections in the pool not in use', 'idle'],
+      [
+        'tailor_database_pool_waiting',
+        'Statements waiting for a connection, every one being in use',
+        'waiting',
+      ],
+    ];
+    const { database } = this;
+    for (const [name, help, field] of poolGauges) {
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.set(database.poolUse()?.[field] ?? 0);
+        },
+      });
+    }
+  }
+
+  /** Counts an answered request under its route's pattern, never its URL, so label values stay few. */
+  observe(request: FastifyRequest, reply: FastifyReply): void {
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
+      status_class: `${Math.floor(reply.statusCode / 100)}xx`,
+    };
+    this.requests.inc(labels);
+    this.requestDuration.observe(labels, reply.elapsedTime / 1000);
+  }
+
+  /** The metrics in the Prometheus text format; scrapes at the same time share one reading. */
+  scrape(): Promise<string> {
+    this.rendering ??= this.render().finally(() => {
+      this.rendering = undefined;
+    });
+    return this.rendering;
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private async render(): Promise<string> {
+    await this.readDatabase();
+    return this.registry.metrics();
+  }
+
+  private async readDatabase(): Promise<void> {
+    const now = Date.now();
+    const readings = await Promise.allSettled(
+      this.databaseGauges.map(({ definition }) => definition.read(this.database, now)),
+    );
+    this.databaseUp.set(readings.every((reading) => reading.status === 'fulfilled') ? 1 : 0);
+    readings.forEach((reading, index) => {
+      const { gauge } = this.databaseGauges[index] as { gauge: Gauge };
+      gauge.reset();
+      if (reading.status === 'rejected') return;
+      for (const { labels, value } of reading.value) gauge.set(labels, value);
+    });
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics;
+  }
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Compares digests, so that the time taken tells nothing of the token, not even its length. */
+function isToken(given: string, token: string): boolean {
+  return timingSafeEqual(sha256(given), sha256(token));
+}
+
+function isLoopback(ip: string): boolean {
+  const v4 = ip.startsWith('::ffff:') ? ip.slice('::ffff:'.length) : ip;
+  return v4.startsWith('127.') || ip === '::1';
+}
+
+const BEARER = /^Bearer +(\S+)$/i;
+
+/**
+ * With a token, a scrape must carry it as `Authorization: Bearer …` (401 otherwise). Without one,
+ * only this machine may scrape (403 to others): metrics tell how the service is used.
+ */
+function allowScrape(request: FastifyRequest, reply: FastifyReply, token: string | undefined): void {
+  if (token === undefined) {
+    if (!isLoopback(request.ip)) {
+      throw new AppError(
+        'forbidden',
+        'Metrics answer only to this machine unless TAILOR_METRICS_TOKEN is set',
+      );
+    }
+    return;
+  }
+  const given = BEARER.exec(request.headers.authorization ?? '')?.[1];
+  if (given === undefined || !isToken(given, token)) {
+    reply.header('WWW-Authenticate', 'Bearer realm="metrics"');
+    throw new AppError('unauthorized', 'Send the metrics token as Authorization: Bearer <token>');
+  }
+}
+
+export interface MetricsOptions {
+  database: Database;
+  /** TAILOR_METRICS_TOKEN. */
+  token: string | undefined;
+  /** Gauges of features, read from the database at each scrape (the server hands them in). */
+  gauges: DatabaseGauge[];
+}
+
+/**
+ * Counts every request `app` answers and serves GET /metrics (hidden from the OpenAPI document: it
+ * is no part of the API; docs/configuration.md describes it). Call before routes are registered.
+ */
+export function registerMetrics(app: FastifyInstance, options: MetricsOptions): void {
+  const metrics = new Metrics(options.database, options.gauges);
+  app.decorate('metrics', metrics);
+  app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    allowScrape(request, reply, options.token);
+    const text = await metrics.scrape();
+    return reply.type(metrics.contentType).send(text);
+  });
+}
