@@ -194,3 +194,18 @@ export async function deleteEventsBefore(db: Kysely<WebhooksTables>, before: num
     )
     .execute();
 }
+
+/** Deliveries across tenants by state, and how many of each have had an attempt. */
+export function countDeliveriesByState(
+  db: Kysely<WebhooksTables>,
+): Promise<{ state: WebhookDeliveriesTable['state']; deliveries: number; tried: number }[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .groupBy('state')
+    .select((eb) => [
+      'state',
+      eb.fn.countAll<number>().as('deliveries'),
+      eb.fn.sum<number>(eb.case().when('attempts', '>', 0).then(1).else(0).end()).as('tried'),
+    ])
+    .execute();
+}
