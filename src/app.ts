@@ -10,6 +10,7 @@ import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { OneLinePerRequest } from './http/logging.ts';
+import { registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
 import { Problem } from './http/schemas.ts';
@@ -30,6 +31,7 @@ import { personLogRoutes } from './resources/persons/log-routes.ts';
 import { personRoutes } from './resources/persons/routes.ts';
 import { sessionRoutes } from './resources/sessions/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
+import { webhookDeliveries } from './resources/webhooks/metrics.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
 import { AppError } from './shared/errors.ts';
 import type { Signer } from './shared/signing.ts';
@@ -53,6 +55,8 @@ export interface AppOptions {
   authFailureRps?: number;
   redis?: Redis;
   logger?: FastifyServerOptions['logger'];
+  /** The bearer token GET /metrics requires; without one it answers loopback clients only. */
+  metricsToken?: string;
 }
 
 declare module 'fastify' {
@@ -166,6 +170,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (app.draining) reply.header('connection', 'close');
   });
 
+  registerMetrics(app, {
+    database: options.database,
+    token: options.metricsToken,
+    gauges: [webhookDeliveries],
+  });
   await registerOpenApi(app, options.publicUrl);
   await app.register((scope: Api) => healthRoutes(scope, options.database));
   await app.register((api: Api) => apiScope(api, options));

@@ -138,6 +138,7 @@ export async function serve(config: Config): Promise<void> {
     authFailureRps: config.authFailureRps,
     redis,
     logger: { level: config.logLevel },
+    metricsToken: config.metricsToken,
   });
   const worker =
     config.workers > 0 ? workerFor(config, database, storage, app.log, config.workers) : undefined;
