@@ -28,7 +28,9 @@ export async function eventRoutes(app: Api): Promise<void> {
         pageLinkId: token.pageLinkId,
         arm: token.arm,
       };
-      return { accepted: await recordVisit(db, visit, events) };
+      const accepted = await recordVisit(db, visit, events);
+      app.metrics.eventsIngested.inc(accepted);
+      return { accepted };
     },
   );
 }

@@ -23,6 +23,7 @@ export async function formRoutes(app: Api): Promise<void> {
       const { token: value, ...submission } = request.body;
       const { token, db } = requireToken(app, value);
       const accepted = await submitForm(db, token, submission);
+      app.metrics.formsIngested.inc();
       return reply.code(201).send(accepted);
     },
   );
