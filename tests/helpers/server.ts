@@ -115,6 +115,8 @@ export interface ServerOptions {
   env?: Record<string, string>;
   /** Another node on this database (closed by its owner). */
   database?: Database;
+  /** TAILOR_METRICS_TOKEN. */
+  metricsToken?: string;
 }
 
 let fileDatabase: { url: string; name: string } | undefined;
@@ -172,6 +174,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     authFailureRps: options.authFailureRps ?? 0,
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
+    metricsToken: options.metricsToken,
   });
   const background = (env: Record<string, string> = {}) =>
     backgroundWork(loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env, ...env }), storage);
