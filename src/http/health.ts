@@ -2,15 +2,26 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../db/connection.ts';
 import { AppError } from '../shared/errors.ts';
+import { Problem } from './schemas.ts';
 import type { Api } from './types.ts';
 
-const Status = Type.Object({ status: Type.String() });
+const Status = Type.Object({ status: Type.String() }, { title: 'HealthStatus' });
+/** The client error a probe can get: a request target over the server's limit (src/http/client-errors.ts). */
+const URI_TOO_LONG = 414;
 
 /** Liveness and readiness probes; they need no API key. */
 export async function healthRoutes(app: Api, database: Database): Promise<void> {
   app.get(
     '/healthz',
-    { schema: { tags: ['Operations'], summary: 'The process is up', response: { 200: Status } } },
+    {
+      schema: {
+        tags: ['Operations'],
+        operationId: 'getHealth',
+        summary: 'The process is up',
+        security: [],
+        response: { 200: Status, [URI_TOO_LONG]: Problem },
+      },
+    },
     () => ({
       status: 'ok',
     }),
@@ -18,7 +29,16 @@ export async function healthRoutes(app: Api, database: Database): Promise<void> 
 
   app.get(
     '/readyz',
-    { schema: { tags: ['Operations'], summary: 'The database is reachable', response: { 200: Status } } },
+    {
+      schema: {
+        tags: ['Operations'],
+        operationId: 'getReadiness',
+        summary: 'The database is reachable',
+        description: '503 `unavailable` while the database cannot be reached or the server is shutting down.',
+        security: [],
+        response: { 200: Status, [URI_TOO_LONG]: Problem, 503: Problem },
+      },
+    },
     async () => {
       try {
         await sql`SELECT 1`.execute(database.acrossTenants);

@@ -1,6 +1,9 @@
 import { type TOptional, type TSchema, Type } from 'typebox';
 
-/** Shapes shared by every resource's schemas. */
+/**
+ * Shapes shared by every resource's schemas. A schema given a `title` is a named shape: the OpenAPI
+ * document lists it under components.schemas by that title (src/http/openapi.ts).
+ */
 
 export const TIMESTAMP_PATTERN = '^\\+[1-9]\\d{1,14}$';
 export const MAX_SAFE = 9007199254740991;
@@ -17,10 +20,13 @@ export const NullableTimestamp = Nullable(Timestamp);
 
 export const Count = Type.Integer({ minimum: 0, maximum: MAX_SAFE });
 
-export const FieldErrorSchema = Type.Object({
-  path: Type.String({ description: 'JSON pointer into the request, e.g. /body/name' }),
-  message: Type.String(),
-});
+export const FieldErrorSchema = Type.Object(
+  {
+    path: Type.String({ description: 'JSON pointer into the request, e.g. /body/name' }),
+    message: Type.String(),
+  },
+  { title: 'FieldError' },
+);
 
 export const Problem = Type.Object(
   {
@@ -32,24 +38,27 @@ export const Problem = Type.Object(
     requestId: Type.String(),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
   },
-  { description: 'RFC 9457 problem details' },
+  { title: 'Problem', description: 'RFC 9457 problem details' },
 );
 
 export const PagedList = <T extends TSchema>(
   item: T,
-  options: { nextCursorMinLength?: number; nullableTotal?: boolean } = {},
+  options: { title: string; nextCursorMinLength?: number; nullableTotal?: boolean },
 ) =>
-  Type.Object({
-    hasMore: Type.Boolean(),
-    items: Type.Array(item),
-    nextCursor: Nullable(
-      Type.String(options.nextCursorMinLength ? { minLength: options.nextCursorMinLength } : {}),
-      {
-        description: 'Pass back as `cursor` for the next page; null when hasMore is false',
-      },
-    ),
-    totalCount: options.nullableTotal ? Nullable(Count) : Count,
-  });
+  Type.Object(
+    {
+      hasMore: Type.Boolean(),
+      items: Type.Array(item),
+      nextCursor: Nullable(
+        Type.String(options.nextCursorMinLength ? { minLength: options.nextCursorMinLength } : {}),
+        {
+          description: 'Pass back as `cursor` for the next page; null when hasMore is false',
+        },
+      ),
+      totalCount: options.nullableTotal ? Nullable(Count) : Count,
+    },
+    { title: options.title },
+  );
 
 /** Items in a page of a list when the request names no `limit`. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -71,8 +80,13 @@ export const IdParams = <K extends string>(...names: K[]) =>
     >,
   );
 
+/** The body of an action (publish, archive…): optional, so the OpenAPI document marks it not required. */
+export const EMPTY_BODY_NAME = 'EmptyBody';
 export const EmptyBody = Type.Optional(
-  Type.Object({}, { additionalProperties: false, description: 'Empty object, or no body' }),
+  Type.Object(
+    {},
+    { title: EMPTY_BODY_NAME, additionalProperties: false, description: 'Empty object, or no body' },
+  ),
 );
 
 /** Every field of `fields` made optional: the shape of a partial update. */

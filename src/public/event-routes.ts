@@ -1,3 +1,4 @@
+import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { EventBatch, EventsAccepted } from '../resources/sessions/schema.ts';
 import { recordVisit } from '../workflows/visits/service.ts';
@@ -10,12 +11,13 @@ export async function eventRoutes(app: Api): Promise<void> {
     {
       schema: {
         tags: ['Public'],
+        operationId: 'reportSessionEvents',
         summary: 'Report session events',
         description:
           "Sent by the public page's tracking script (sendBeacon-friendly: a text/plain body holding JSON is accepted). No API key: the page's signed token names tenant, page, audience and link. A forged or expired token, an unknown event type or more than 50 events is a 400 and stores nothing. Answered once the batch is on disk.",
         security: [],
         body: EventBatch,
-        response: { 200: EventsAccepted },
+        response: { 200: EventsAccepted, '4XX': Problem },
       },
     },
     async (request) => {

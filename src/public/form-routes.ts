@@ -11,6 +11,7 @@ export async function formRoutes(app: Api): Promise<void> {
     {
       schema: {
         tags: ['Public'],
+        operationId: 'submitForm',
         summary: 'Submit a form',
         description:
           "Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.",

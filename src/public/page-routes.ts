@@ -2,6 +2,7 @@ import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
 import { resolveImageUrls } from '../workflows/page-view/images.ts';
@@ -109,13 +110,18 @@ export async function pageRoutes(app: Api): Promise<void> {
     {
       schema: {
         tags: ['Public'],
+        operationId: 'getTrackerScript',
         summary: 'The tracking script of public pages',
         description:
           'JavaScript that public pages load: it reports the session to POST /v0/public/events and submits the action form to POST /v0/public/forms. Needs no API key; cacheable, with an ETag.',
         security: [],
         response: {
-          200: Type.String({ description: 'The script' }),
+          200: {
+            description: 'The script',
+            content: { 'text/javascript': { schema: Type.String({ title: 'TrackerScript' }) } },
+          },
           304: Type.Null({ description: 'Not modified: the copy the client has is current' }),
+          '4XX': Problem,
         },
       },
     },

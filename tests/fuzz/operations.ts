@@ -1,3 +1,4 @@
+import { inlineSchemaReferences } from '../helpers/openapi.ts';
 import type { JsonSchema } from './schema-arbitraries.ts';
 
 /** One operation of the OpenAPI document, as the fuzz needs it. */
@@ -73,9 +74,9 @@ function answersJson(operation: DocumentOperation): boolean {
   });
 }
 
-/** Every operation of the document, in its order. */
+/** Every operation of the document, in its order, with the named schemas it uses written out. */
 export function operationsOf(document: OpenApiDocument): Operation[] {
-  return Object.entries(document.paths).flatMap(([template, byMethod]) =>
+  return Object.entries(inlineSchemaReferences(document).paths).flatMap(([template, byMethod]) =>
     Object.entries(byMethod).map(([method, operation]) => {
       const parameters = operation.parameters ?? [];
       return {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inlineSchemaReferences } from '../helpers/openapi.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -101,7 +102,7 @@ describe('operations endpoints', () => {
   });
 
   it('documents the same constraints that validate requests', async () => {
-    const document = (await anonymous.get('/v0/openapi.json')).body;
+    const document = inlineSchemaReferences((await anonymous.get('/v0/openapi.json')).body);
     const body = document.paths['/v0/persons'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['name']);
     expect(body.additionalProperties).toBe(false);

@@ -12,6 +12,7 @@ export async function accountRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'searchAccounts',
         summary: 'Search accounts',
         description: '`query` matches name and domain (case-insensitive substring). Newest first.',
         querystring: AccountSearchQuery,

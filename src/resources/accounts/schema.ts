@@ -28,10 +28,13 @@ const accountFields = {
 };
 
 /** An account's own fields; the API shows them with the linked persons (workflows/account-view). */
-export const AccountFields = Type.Object(accountFields);
+export const AccountFields = Type.Object(accountFields, { title: 'AccountFields' });
 export type AccountFields = Static<typeof AccountFields>;
 
-export const AccountSearchItem = Type.Object({ ...accountFields, linkedPersonsCount: Count });
+export const AccountSearchItem = Type.Object(
+  { ...accountFields, linkedPersonsCount: Count },
+  { title: 'AccountSearchItem' },
+);
 export type AccountSearchItem = Static<typeof AccountSearchItem>;
 
 export const AccountCreate = Type.Object(
@@ -43,11 +46,14 @@ export const AccountCreate = Type.Object(
     }),
     name: Type.Optional(AccountName),
   },
-  { additionalProperties: false },
+  { title: 'AccountCreate', additionalProperties: false },
 );
 export type AccountCreate = Static<typeof AccountCreate>;
 
-export const AccountRename = Type.Object({ name: AccountName }, { additionalProperties: false });
+export const AccountRename = Type.Object(
+  { name: AccountName },
+  { title: 'AccountRename', additionalProperties: false },
+);
 
 export const AccountSearchQuery = Type.Object({
   ...PageQuery,
@@ -59,5 +65,5 @@ export const AccountSearchQuery = Type.Object({
   ),
 });
 
-export const AccountSearchList = PagedList(AccountSearchItem);
+export const AccountSearchList = PagedList(AccountSearchItem, { title: 'AccountSearchList' });
 export const AccountParams = IdParams('account_id');

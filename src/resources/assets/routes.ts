@@ -30,6 +30,7 @@ export async function assetRoutes(api: Api, { files }: { files: AssetFiles }): P
       config: { idempotencyKeyField: 'idempotencyKey' },
       schema: {
         tags,
+        operationId: 'createAsset',
         summary: 'Create an asset',
         description:
           '`fileId` must be an image file of this tenant that is not deleted and `parentAssetId` an asset of this tenant that is not deleted (400). `idempotencyKey` works like the `Idempotency-Key` header: the same key with the same body replays the first response (`Idempotent-Replayed: true`), with another body it is 422.',
@@ -48,6 +49,7 @@ export async function assetRoutes(api: Api, { files }: { files: AssetFiles }): P
     {
       schema: {
         tags,
+        operationId: 'listAssets',
         summary: 'List assets',
         description:
           'Assets in one lifecycle state (`active` by default), newest first. `query` matches name, purpose and tags (case-insensitive substring).',
@@ -69,6 +71,7 @@ export async function assetRoutes(api: Api, { files }: { files: AssetFiles }): P
     {
       schema: {
         tags,
+        operationId: 'listTrashedAssets',
         summary: 'List trashed assets',
         description:
           'Only trashed assets, most recently trashed first. `assetType` filters on `data.type`; `query` matches name, purpose and tags (case-insensitive substring). A trashed asset is deleted for good 30 days after it was trashed.',
@@ -85,7 +88,15 @@ export async function assetRoutes(api: Api, { files }: { files: AssetFiles }): P
 
   api.get(
     '/v0/assets/:asset_id',
-    { schema: { tags, summary: 'Get an asset', params: AssetParams, response: { 200: Asset } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getAsset',
+        summary: 'Get an asset',
+        params: AssetParams,
+        response: { 200: Asset },
+      },
+    },
     (request) => getAsset(request.tenantDb, files, request.params.asset_id),
   );
 
@@ -94,6 +105,7 @@ export async function assetRoutes(api: Api, { files }: { files: AssetFiles }): P
     {
       schema: {
         tags,
+        operationId: 'trashAsset',
         summary: 'Move an asset to the trash',
         description:
           'lifecycleState becomes `trashed` and `trashedAt` is set; 30 days later the asset is deleted for good and its file bytes removed. Trashing a trashed asset returns it unchanged; a deleted asset is 409 `invalid_state`.',
@@ -109,6 +121,7 @@ export async function assetRoutes(api: Api, { files }: { files: AssetFiles }): P
     {
       schema: {
         tags,
+        operationId: 'restoreAsset',
         summary: 'Restore an asset from the trash',
         description:
           'lifecycleState becomes `active` and `trashedAt` null. Restoring an active asset returns it unchanged; a deleted asset is 409 `invalid_state`.',

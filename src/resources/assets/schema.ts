@@ -16,33 +16,36 @@ const DownloadUrl = Nullable(Type.String({ format: 'uri' }), {
   description: 'Absolute, signed, valid for 1 hour, needs no API key; null once the asset is deleted',
 });
 
-export const Asset = Type.Object({
-  assetId: Type.String({ pattern: '^asset_[a-z0-9]{26}$' }),
-  tenantId: Type.String(),
-  name: Type.String(),
-  purpose: Type.String(),
-  tags: Type.Array(Type.String()),
-  aiDescription: Nullable(Type.String()),
-  parentAssetId: Nullable(Type.String()),
-  hidden: Type.Boolean(),
-  data: Type.Object({
-    type: Type.String({ description: 'The asset kind; assets created through the API are `image`' }),
-    fileId: Type.String(),
-  }),
-  lifecycleState: Type.Enum(LIFECYCLE_STATES, {
-    description:
-      'active → trashed (DELETE) → active (restore); 30 days after trashing an asset becomes deleted for good',
-  }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  trashedAt: NullableTimestamp,
-  deletedAt: NullableTimestamp,
-  downloadUrl: DownloadUrl,
-  previewDownloadUrl: Nullable(Type.String({ format: 'uri' }), {
-    description:
-      'A signed link to a WebP preview of at most 512×512; null when none could be made or the asset is deleted',
-  }),
-});
+export const Asset = Type.Object(
+  {
+    assetId: Type.String({ pattern: '^asset_[a-z0-9]{26}$' }),
+    tenantId: Type.String(),
+    name: Type.String(),
+    purpose: Type.String(),
+    tags: Type.Array(Type.String()),
+    aiDescription: Nullable(Type.String()),
+    parentAssetId: Nullable(Type.String()),
+    hidden: Type.Boolean(),
+    data: Type.Object({
+      type: Type.String({ description: 'The asset kind; assets created through the API are `image`' }),
+      fileId: Type.String(),
+    }),
+    lifecycleState: Type.Enum(LIFECYCLE_STATES, {
+      description:
+        'active → trashed (DELETE) → active (restore); 30 days after trashing an asset becomes deleted for good',
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    trashedAt: NullableTimestamp,
+    deletedAt: NullableTimestamp,
+    downloadUrl: DownloadUrl,
+    previewDownloadUrl: Nullable(Type.String({ format: 'uri' }), {
+      description:
+        'A signed link to a WebP preview of at most 512×512; null when none could be made or the asset is deleted',
+    }),
+  },
+  { title: 'Asset' },
+);
 export type Asset = Static<typeof Asset>;
 
 export const AssetCreate = Type.Object(
@@ -61,7 +64,7 @@ export const AssetCreate = Type.Object(
     ),
     hidden: Type.Optional(Type.Boolean({ default: false })),
   },
-  { additionalProperties: false },
+  { title: 'AssetCreate', additionalProperties: false },
 );
 export type AssetCreate = Static<typeof AssetCreate>;
 
@@ -85,6 +88,6 @@ export const AssetListQuery = Type.Object({
   query: SearchQuery,
 });
 
-export const AssetList = PagedList(Asset);
-export const TrashList = PagedList(Asset, { nextCursorMinLength: 1 });
+export const AssetList = PagedList(Asset, { title: 'AssetList' });
+export const TrashList = PagedList(Asset, { title: 'AssetTrashList', nextCursorMinLength: 1 });
 export const AssetParams = IdParams('asset_id');

@@ -22,44 +22,50 @@ const versionFields = {
   archivedAt: Type.Optional(Timestamp),
 };
 
-export const AudienceVersion = Type.Object(versionFields);
+export const AudienceVersion = Type.Object(versionFields, { title: 'AudienceVersion' });
 export type AudienceVersion = Static<typeof AudienceVersion>;
 
-export const VersionContent = Type.Object({
-  headline: Type.String(),
-  subheadline: Type.String(),
-  sections: Type.Array(Type.Object({ heading: Type.String(), body: Type.String() })),
-  actions: Type.Array(
-    Type.Object({
-      actionId: Type.String(),
-      buttonTitle: Type.String(),
-      purpose: Type.String(),
-      url: Type.String(SAFE_URL),
-    }),
-  ),
-  metadata: PageMetadata,
-});
+export const VersionContent = Type.Object(
+  {
+    headline: Type.String(),
+    subheadline: Type.String(),
+    sections: Type.Array(Type.Object({ heading: Type.String(), body: Type.String() })),
+    actions: Type.Array(
+      Type.Object({
+        actionId: Type.String(),
+        buttonTitle: Type.String(),
+        purpose: Type.String(),
+        url: Type.String(SAFE_URL),
+      }),
+    ),
+    metadata: PageMetadata,
+  },
+  { title: 'AudienceVersionContent' },
+);
 export type VersionContent = Static<typeof VersionContent>;
 
-export const AudienceVersionWithContent = Type.Object({
-  ...versionFields,
-  state: Type.Enum(['queued', 'processing', 'pending', 'draft', 'published', 'cancelled']),
-  content: Nullable(VersionContent, {
-    description: 'The generated content; null until the version is generated',
-  }),
-  generatedBy: Nullable(
-    Type.String({
-      description:
-        'The personalizer that wrote the content: built-in, or the configured model; null for the baseline and before generation',
+export const AudienceVersionWithContent = Type.Object(
+  {
+    ...versionFields,
+    state: Type.Enum(['queued', 'processing', 'pending', 'draft', 'published', 'cancelled']),
+    content: Nullable(VersionContent, {
+      description: 'The generated content; null until the version is generated',
     }),
-  ),
-  generationNote: Nullable(
-    Type.String({
-      description:
-        "Why the content is the built-in personalizer's although a model is configured (its answers failed the checks); null otherwise",
-    }),
-  ),
-});
+    generatedBy: Nullable(
+      Type.String({
+        description:
+          'The personalizer that wrote the content: built-in, or the configured model; null for the baseline and before generation',
+      }),
+    ),
+    generationNote: Nullable(
+      Type.String({
+        description:
+          "Why the content is the built-in personalizer's although a model is configured (its answers failed the checks); null otherwise",
+      }),
+    ),
+  },
+  { title: 'AudienceVersionWithContent' },
+);
 export type AudienceVersionWithContent = Static<typeof AudienceVersionWithContent>;
 
 const HoldoutPercent = Type.Integer({
@@ -69,34 +75,37 @@ const HoldoutPercent = Type.Integer({
     'The share of visitors, in percent, served version 0 (the baseline) instead of the published version, to measure lift; sticky per visitor (docs/analytics.md)',
 });
 
-export const Audience = Type.Object({
-  audienceId: Type.String(),
-  pageId: Type.String(),
-  status: Type.Enum(STATES, { description: "The latest version's state, or archived" }),
-  computedName: Type.String({
-    description:
-      'The person\'s name, plus " at " and the account\'s name or domain when known; for an account\'s audience the account\'s name or domain; else "Audience N"',
-  }),
-  customName: Nullable(Type.String()),
-  effectiveName: Type.String({ description: 'customName when set, else computedName' }),
-  isNewPageAgent: Type.Boolean(),
-  personId: Nullable(Type.String()),
-  accountId: Nullable(
-    Type.String({ description: 'The account an audience for a whole company is for; null otherwise' }),
-  ),
-  personRouteKey: Nullable(Type.String({ description: "The person's slug" })),
-  actionFormIdOverride: Nullable(Type.String()),
-  actionFormInstructionsOverride: Nullable(Type.String()),
-  actionUrlOverride: Nullable(Type.String()),
-  supplementaryContext: Nullable(Type.String()),
-  holdoutPercent: HoldoutPercent,
-  latestVersion: AudienceVersion,
-  publishedVersion: AudienceVersion,
-  effectiveMetadata: Type.Optional(PageMetadata),
-  metadataOverride: Type.Optional(PageMetadata),
-  createdAt: Timestamp,
-  archivedAt: Nullable(Timestamp),
-});
+export const Audience = Type.Object(
+  {
+    audienceId: Type.String(),
+    pageId: Type.String(),
+    status: Type.Enum(STATES, { description: "The latest version's state, or archived" }),
+    computedName: Type.String({
+      description:
+        'The person\'s name, plus " at " and the account\'s name or domain when known; for an account\'s audience the account\'s name or domain; else "Audience N"',
+    }),
+    customName: Nullable(Type.String()),
+    effectiveName: Type.String({ description: 'customName when set, else computedName' }),
+    isNewPageAgent: Type.Boolean(),
+    personId: Nullable(Type.String()),
+    accountId: Nullable(
+      Type.String({ description: 'The account an audience for a whole company is for; null otherwise' }),
+    ),
+    personRouteKey: Nullable(Type.String({ description: "The person's slug" })),
+    actionFormIdOverride: Nullable(Type.String()),
+    actionFormInstructionsOverride: Nullable(Type.String()),
+    actionUrlOverride: Nullable(Type.String()),
+    supplementaryContext: Nullable(Type.String()),
+    holdoutPercent: HoldoutPercent,
+    latestVersion: AudienceVersion,
+    publishedVersion: AudienceVersion,
+    effectiveMetadata: Type.Optional(PageMetadata),
+    metadataOverride: Type.Optional(PageMetadata),
+    createdAt: Timestamp,
+    archivedAt: Nullable(Timestamp),
+  },
+  { title: 'Audience' },
+);
 export type Audience = Static<typeof Audience>;
 
 const editable = {
@@ -137,7 +146,7 @@ export const AudienceCreate = Type.Object(
     ),
     holdoutPercent: Type.Optional({ ...editable.holdoutPercent, default: 0 }),
   },
-  { additionalProperties: false },
+  { title: 'AudienceCreate', additionalProperties: false },
 );
 export type AudienceCreate = Static<typeof AudienceCreate>;
 
@@ -153,12 +162,12 @@ export const AudienceUpdate = Type.Object(
     autoPublish: Type.Optional(Type.Boolean()),
     holdoutPercent: Type.Optional(editable.holdoutPercent),
   },
-  { additionalProperties: false },
+  { title: 'AudienceUpdate', additionalProperties: false },
 );
 export type AudienceUpdate = Static<typeof AudienceUpdate>;
 
-export const AudienceList = PagedList(Audience);
-export const AudienceVersionList = PagedList(AudienceVersionWithContent);
+export const AudienceList = PagedList(Audience, { title: 'AudienceList' });
+export const AudienceVersionList = PagedList(AudienceVersionWithContent, { title: 'AudienceVersionList' });
 export const AudienceListQuery = Type.Object({ ...PageQuery });
 export const PageAudienceParams = IdParams('page_id');
 export const AudienceParams = IdParams('page_id', 'audience_id');

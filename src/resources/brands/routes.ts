@@ -21,6 +21,7 @@ export async function brandRoutes(api: Api, { checkLogo }: { checkLogo: LogoChec
     {
       schema: {
         tags,
+        operationId: 'putBrand',
         summary: 'Create or replace a brand profile',
         description:
           'The profile of the pages whose `brandId` is this id: their header, footer and colors, and the voice generation follows. The whole profile is replaced: a field left out is cleared. 201 when the profile is new, 200 when it replaced one. `logoAssetId` must be an active image asset of your tenant (400).',
@@ -46,6 +47,7 @@ export async function brandRoutes(api: Api, { checkLogo }: { checkLogo: LogoChec
     {
       schema: {
         tags,
+        operationId: 'listBrands',
         summary: 'List brand profiles',
         description: 'Newest first.',
         querystring: BrandListQuery,
@@ -57,7 +59,15 @@ export async function brandRoutes(api: Api, { checkLogo }: { checkLogo: LogoChec
 
   api.get(
     `${BASE}/:brand_id`,
-    { schema: { tags, summary: 'Get a brand profile', params: BrandParams, response: { 200: Brand } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getBrand',
+        summary: 'Get a brand profile',
+        params: BrandParams,
+        response: { 200: Brand },
+      },
+    },
     (request) => getBrand(request.tenantDb, request.params.brand_id),
   );
 
@@ -66,6 +76,7 @@ export async function brandRoutes(api: Api, { checkLogo }: { checkLogo: LogoChec
     {
       schema: {
         tags,
+        operationId: 'deleteBrand',
         summary: 'Delete a brand profile',
         description: 'Pages keep their brandId; they are served without a profile from then on.',
         params: BrandParams,

@@ -41,26 +41,32 @@ export const BrandInput = Type.Object(
       Type.String({ maxLength: 500, description: "Shown in the footer of the brand's pages" }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'BrandInput', additionalProperties: false },
 );
 export type BrandInput = Static<typeof BrandInput>;
 
-export const Brand = Type.Object({
-  brandId: Type.String(),
-  name: Type.String(),
-  website: Nullable(Type.String()),
-  logoAssetId: Nullable(Type.String()),
-  colors: Type.Object({ primary: Nullable(Type.String()), accent: Nullable(Type.String()) }),
-  voice: Nullable(Type.String()),
-  footerText: Nullable(Type.String()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Brand = Type.Object(
+  {
+    brandId: Type.String(),
+    name: Type.String(),
+    website: Nullable(Type.String()),
+    logoAssetId: Nullable(Type.String()),
+    colors: Type.Object({ primary: Nullable(Type.String()), accent: Nullable(Type.String()) }),
+    voice: Nullable(Type.String()),
+    footerText: Nullable(Type.String()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Brand' },
+);
 export type Brand = Static<typeof Brand>;
 
-export const BrandDeleted = Type.Object({ brandId: Type.String(), deleted: Type.Literal(true) });
+export const BrandDeleted = Type.Object(
+  { brandId: Type.String(), deleted: Type.Literal(true) },
+  { title: 'BrandDeleted' },
+);
 
-export const BrandList = PagedList(Brand);
+export const BrandList = PagedList(Brand, { title: 'BrandList' });
 export const BrandListQuery = Type.Object({ ...PageQuery });
 /** PUT names a brand (a malformed id is a 400); GET and DELETE look one up (a 404). */
 export const BrandPutParams = Type.Object({ brand_id: BrandIdParam });

@@ -28,6 +28,7 @@ export async function fileRoutes(api: Api): Promise<void> {
       validatorCompiler: () => () => true,
       schema: {
         tags,
+        operationId: 'uploadFile',
         summary: 'Upload a file',
         description: `The body is the file's raw bytes, with \`Content-Type\` ${IMAGE_TYPES.join(', ')}; at most 10 MiB (413). The bytes must be what the type says (magic bytes; an SVG must be a well-formed XML document with an \`<svg>\` root in the SVG namespace, whatever it contains), else 415. A WebP preview of at most 512×512 is made when the image can be decoded.`,
         consumes: IMAGE_TYPES,
@@ -49,6 +50,7 @@ export async function fileRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'getFile',
         summary: 'Get a file',
         description: 'Its metadata and fresh signed download links, valid for 1 hour.',
         params: FileParams,

@@ -9,26 +9,30 @@ const DownloadUrl = Type.String({
   description: 'Absolute, signed, valid for 1 hour, needs no API key',
 });
 
-export const File = Type.Object({
-  fileId: Type.String({ pattern: '^file_[a-z0-9]{26}$' }),
-  contentType: Type.Enum(IMAGE_TYPES, { description: 'As declared on upload, without parameters' }),
-  size: Count,
-  sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lowercase hex SHA-256 of the bytes' }),
-  createdAt: Timestamp,
-  deletedAt: Nullable(Timestamp, {
-    description: 'When the file was given up (its last asset was purged); its bytes are then removed',
-  }),
-  downloadUrl: Nullable(DownloadUrl, { description: 'The bytes; null once the file is deleted' }),
-  previewDownloadUrl: Nullable(DownloadUrl, {
-    description:
-      'A WebP preview of at most 512×512 pixels; null when none could be made or the file is deleted',
-  }),
-});
+export const File = Type.Object(
+  {
+    fileId: Type.String({ pattern: '^file_[a-z0-9]{26}$' }),
+    contentType: Type.Enum(IMAGE_TYPES, { description: 'As declared on upload, without parameters' }),
+    size: Count,
+    sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Lowercase hex SHA-256 of the bytes' }),
+    createdAt: Timestamp,
+    deletedAt: Nullable(Timestamp, {
+      description: 'When the file was given up (its last asset was purged); its bytes are then removed',
+    }),
+    downloadUrl: Nullable(DownloadUrl, { description: 'The bytes; null once the file is deleted' }),
+    previewDownloadUrl: Nullable(DownloadUrl, {
+      description:
+        'A WebP preview of at most 512×512 pixels; null when none could be made or the file is deleted',
+    }),
+  },
+  { title: 'File' },
+);
 export type File = Static<typeof File>;
 
 export const FileParams = IdParams('file_id');
 
 export const UploadBody = Type.Unsafe<Buffer>({
+  title: 'FileUpload',
   type: 'string',
   format: 'binary',
   description: "The file's bytes, at most 10 MiB",

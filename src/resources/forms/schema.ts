@@ -38,14 +38,17 @@ export const FormSubmissionCreate = Type.Object(
     ),
     fields: FormFields,
   },
-  { additionalProperties: false },
+  { title: 'FormSubmissionCreate', additionalProperties: false },
 );
 export type FormSubmissionCreate = Static<typeof FormSubmissionCreate>;
 
-export const FormSubmissionAccepted = Type.Object({
-  formSubmissionId: Type.String({ pattern: '^form_[a-z0-9]{26}$' }),
-  submittedAt: Timestamp,
-});
+export const FormSubmissionAccepted = Type.Object(
+  {
+    formSubmissionId: Type.String({ pattern: '^form_[a-z0-9]{26}$' }),
+    submittedAt: Timestamp,
+  },
+  { title: 'FormSubmissionAccepted' },
+);
 export type FormSubmissionAccepted = Static<typeof FormSubmissionAccepted>;
 
 export const ENRICHMENT_FAILURES = [
@@ -57,20 +60,26 @@ export const ENRICHMENT_FAILURES = [
 export type EnrichmentFailure = (typeof ENRICHMENT_FAILURES)[number];
 
 /** `data` of a `form.submitted` event. */
-export const FormSubmittedData = Type.Object({
-  formSubmissionId: Type.String(),
-  pageId: Type.String(),
-  audienceId: Type.String(),
-  pageLinkId: Type.String(),
-  email: Nullable(Type.String()),
-  fields: Type.Record(Type.String(), Type.String()),
-  submittedAt: Timestamp,
-});
+export const FormSubmittedData = Type.Object(
+  {
+    formSubmissionId: Type.String(),
+    pageId: Type.String(),
+    audienceId: Type.String(),
+    pageLinkId: Type.String(),
+    email: Nullable(Type.String()),
+    fields: Type.Record(Type.String(), Type.String()),
+    submittedAt: Timestamp,
+  },
+  { title: 'FormSubmittedData' },
+);
 export type FormSubmittedData = Static<typeof FormSubmittedData>;
 
 /** `data` of a `form.enrichment_failed` event. */
-export const FormEnrichmentFailedData = Type.Object({
-  formSubmissionId: Type.String(),
-  reason: Type.Enum(ENRICHMENT_FAILURES),
-});
+export const FormEnrichmentFailedData = Type.Object(
+  {
+    formSubmissionId: Type.String(),
+    reason: Type.Enum(ENRICHMENT_FAILURES),
+  },
+  { title: 'FormEnrichmentFailedData' },
+);
 export type FormEnrichmentFailedData = Static<typeof FormEnrichmentFailedData>;

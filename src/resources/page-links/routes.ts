@@ -29,6 +29,7 @@ export async function pageLinkRoutes(
     {
       schema: {
         tags,
+        operationId: 'createPageLink',
         summary: 'Create a page link',
         description:
           'Serves an audience of a page at a path. The path is lowercased and unique per tenant among live links (409 when taken). The audience must exist (400) and not be archived (409).',
@@ -47,6 +48,7 @@ export async function pageLinkRoutes(
     {
       schema: {
         tags,
+        operationId: 'listPageLinks',
         summary: 'List page links',
         description: 'Live links, newest first; `audienceId` keeps the links of one audience.',
         querystring: PageLinkListQuery,
@@ -64,6 +66,7 @@ export async function pageLinkRoutes(
     {
       schema: {
         tags,
+        operationId: 'getPageLink',
         summary: 'Get a page link',
         description: 'Deleted links too, with their deletedAt.',
         params: PageLinkParams,
@@ -78,6 +81,7 @@ export async function pageLinkRoutes(
     {
       schema: {
         tags,
+        operationId: 'updatePageLink',
         summary: 'Update a page link',
         description: 'Omitted fields stay. The same rules as on create; a deleted link is 409.',
         params: PageLinkParams,
@@ -94,6 +98,7 @@ export async function pageLinkRoutes(
     {
       schema: {
         tags,
+        operationId: 'deletePageLink',
         summary: 'Delete a page link',
         description: 'Soft delete: sets deletedAt, stops serving, frees the path. Deleting again: unchanged.',
         params: PageLinkParams,

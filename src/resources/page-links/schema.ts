@@ -26,26 +26,29 @@ const TenantDomainId = Nullable(
   }),
 );
 
-export const PageLink = Type.Object({
-  pageLinkId: Type.String(),
-  tenantDomainId: Nullable(Type.String()),
-  path: Type.String(),
-  target: Type.Object({ targetType: Type.String(), audienceId: Type.String() }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  deletedAt: Nullable(Timestamp),
-});
+export const PageLink = Type.Object(
+  {
+    pageLinkId: Type.String(),
+    tenantDomainId: Nullable(Type.String()),
+    path: Type.String(),
+    target: Type.Object({ targetType: Type.String(), audienceId: Type.String() }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deletedAt: Nullable(Timestamp),
+  },
+  { title: 'PageLink' },
+);
 export type PageLink = Static<typeof PageLink>;
 
 export const PageLinkCreate = Type.Object(
   { path: Path, target: Target, tenantDomainId: Type.Optional(TenantDomainId) },
-  { additionalProperties: false },
+  { title: 'PageLinkCreate', additionalProperties: false },
 );
 export type PageLinkCreate = Static<typeof PageLinkCreate>;
 
 export const PageLinkUpdate = Type.Object(
   { path: Type.Optional(Path), target: Type.Optional(Target), tenantDomainId: Type.Optional(TenantDomainId) },
-  { additionalProperties: false },
+  { title: 'PageLinkUpdate', additionalProperties: false },
 );
 export type PageLinkUpdate = Static<typeof PageLinkUpdate>;
 
@@ -54,5 +57,5 @@ export const PageLinkListQuery = Type.Object({
   audienceId: Type.Optional(Type.String({ description: 'Only links to this audience' })),
 });
 
-export const PageLinkList = PagedList(PageLink);
+export const PageLinkList = PagedList(PageLink, { title: 'PageLinkList' });
 export const PageLinkParams = IdParams('page_link_id');

@@ -33,6 +33,7 @@ export async function pageRoutes(api: Api, { images }: { images: ImageChecks }):
     {
       schema: {
         tags,
+        operationId: 'createPage',
         summary: 'Create a page',
         description:
           'Created as draft. `title` is metadata.title when given, else the name. Every action needs buttonTitle (1-255) and actionType (1-64); actionId is assigned when omitted and unique within the page; headerActionId must name one of the actions.',
@@ -51,6 +52,7 @@ export async function pageRoutes(api: Api, { images }: { images: ImageChecks }):
     {
       schema: {
         tags,
+        operationId: 'listPages',
         summary: 'List pages',
         description: 'Newest first; deleted pages are left out. `query` matches name and title.',
         querystring: PageListQuery,
@@ -68,6 +70,7 @@ export async function pageRoutes(api: Api, { images }: { images: ImageChecks }):
     {
       schema: {
         tags,
+        operationId: 'searchPages',
         summary: 'Search pages',
         description:
           'The first `limit` pages whose name or title contains `query`, newest first; deleted pages are left out. No cursor: `nextCursor` is always null. `totalCount` is null when more than 10,000 pages match.',
@@ -88,6 +91,7 @@ export async function pageRoutes(api: Api, { images }: { images: ImageChecks }):
     {
       schema: {
         tags,
+        operationId: 'getPage',
         summary: 'Get a page',
         description: 'Deleted pages are still readable.',
         params: PageParams,
@@ -102,6 +106,7 @@ export async function pageRoutes(api: Api, { images }: { images: ImageChecks }):
     {
       schema: {
         tags,
+        operationId: 'updatePage',
         summary: 'Update a page',
         description:
           'Takes the create fields; omitted fields stay, null clears footerLinks, headerActionId and metadata. A deleted page is 409.',
@@ -137,7 +142,15 @@ export async function pageRoutes(api: Api, { images }: { images: ImageChecks }):
     api.post(
       `/v0/pages/:page_id/${action}`,
       {
-        schema: { tags, summary, description, params: PageParams, body: EmptyBody, response: { 200: Page } },
+        schema: {
+          operationId: `${action}Page`,
+          tags,
+          summary,
+          description,
+          params: PageParams,
+          body: EmptyBody,
+          response: { 200: Page },
+        },
       },
       (request) => run(request.tenantDb, request.params.page_id),
     );
@@ -148,6 +161,7 @@ export async function pageRoutes(api: Api, { images }: { images: ImageChecks }):
     {
       schema: {
         tags,
+        operationId: 'deletePage',
         summary: 'Delete a page',
         description:
           'Soft delete: sets deletedAt; the page leaves lists and search but stays readable by id and restorable for 30 days, then it is erased. Deleting again: unchanged.',

@@ -18,19 +18,22 @@ const ShortId = Type.String({
 const Text = (maxLength: number) => Type.String({ maxLength });
 
 export const PAGE_TYPES = ['inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'] as const;
-export const PageType = Type.Enum(PAGE_TYPES);
+export const PageType = Type.Enum(PAGE_TYPES, { title: 'PageType' });
 export type PageType = Static<typeof PageType>;
-export const PageStatus = Type.Enum(['archived', 'draft', 'published']);
+export const PageStatus = Type.Enum(['archived', 'draft', 'published'], { title: 'PageStatus' });
 export type PageStatus = Static<typeof PageStatus>;
 
-export const Action = Type.Object({
-  actionId: Type.String(),
-  actionIndex: Type.Number(),
-  purpose: Type.String(),
-  buttonTitle: Type.String(),
-  actionType: Type.String(),
-  url: Type.String(),
-});
+export const Action = Type.Object(
+  {
+    actionId: Type.String(),
+    actionIndex: Type.Number(),
+    purpose: Type.String(),
+    buttonTitle: Type.String(),
+    actionType: Type.String(),
+    url: Type.String(),
+  },
+  { title: 'Action' },
+);
 export type Action = Static<typeof Action>;
 
 const ActionInput = Type.Object(
@@ -50,11 +53,14 @@ const Image = Type.Object({
   fileId: Type.String(),
   assetId: Type.String(),
 });
-export const ActionCardWidget = Type.Object({
-  type: Type.String(),
-  title: Type.String(),
-  logos: Type.Array(Type.Object({ image: Image })),
-});
+export const ActionCardWidget = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    logos: Type.Array(Type.Object({ image: Image })),
+  },
+  { title: 'ActionCardWidget' },
+);
 export type ActionCardWidget = Static<typeof ActionCardWidget>;
 
 const ImageInput = Type.Object(
@@ -77,12 +83,15 @@ const ActionCardWidgetInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const Script = Type.Object({
-  content: Type.String(),
-  enabled: Type.Boolean(),
-  name: Type.String(),
-  description: Type.String(),
-});
+export const Script = Type.Object(
+  {
+    content: Type.String(),
+    enabled: Type.Boolean(),
+    name: Type.String(),
+    description: Type.String(),
+  },
+  { title: 'Script' },
+);
 export type Script = Static<typeof Script>;
 
 const ScriptInput = Type.Object(
@@ -95,11 +104,14 @@ const ScriptInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const FooterLinkGroup = Type.Object({
-  id: Type.String(),
-  title: Type.String(),
-  links: Type.Array(Type.Object({ id: Type.String(), text: Type.String(), url: Type.String() })),
-});
+export const FooterLinkGroup = Type.Object(
+  {
+    id: Type.String(),
+    title: Type.String(),
+    links: Type.Array(Type.Object({ id: Type.String(), text: Type.String(), url: Type.String() })),
+  },
+  { title: 'FooterLinkGroup' },
+);
 export type FooterLinkGroup = Static<typeof FooterLinkGroup>;
 
 const FooterLinkGroupInput = Type.Object(
@@ -119,26 +131,29 @@ const FooterLinkGroupInput = Type.Object(
   { additionalProperties: false },
 );
 
-export const Page = Type.Object({
-  pageId: Type.String(),
-  name: Type.String(),
-  title: Type.String({ description: 'metadata.title when given, else the name' }),
-  pageContext: Type.String(),
-  pageType: PageType,
-  status: PageStatus,
-  brandId: Type.String(),
-  actions: Type.Array(Action),
-  actionCardWidgets: Type.Array(ActionCardWidget),
-  scripts: Type.Array(Script),
-  footerLinks: Type.Optional(Type.Array(FooterLinkGroup)),
-  headerActionId: Type.Optional(Type.String()),
-  metadata: Type.Optional(PageMetadata),
-  audiencesCount: Count,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  archivedAt: NullableTimestamp,
-  deletedAt: NullableTimestamp,
-});
+export const Page = Type.Object(
+  {
+    pageId: Type.String(),
+    name: Type.String(),
+    title: Type.String({ description: 'metadata.title when given, else the name' }),
+    pageContext: Type.String(),
+    pageType: PageType,
+    status: PageStatus,
+    brandId: Type.String(),
+    actions: Type.Array(Action),
+    actionCardWidgets: Type.Array(ActionCardWidget),
+    scripts: Type.Array(Script),
+    footerLinks: Type.Optional(Type.Array(FooterLinkGroup)),
+    headerActionId: Type.Optional(Type.String()),
+    metadata: Type.Optional(PageMetadata),
+    audiencesCount: Count,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    archivedAt: NullableTimestamp,
+    deletedAt: NullableTimestamp,
+  },
+  { title: 'Page' },
+);
 export type Page = Static<typeof Page>;
 
 const pageInputFields = {
@@ -167,7 +182,7 @@ export const PageCreate = Type.Object(
     headerActionId: Type.Optional(pageInputFields.headerActionId),
     metadata: Type.Optional(pageInputFields.metadata),
   },
-  { additionalProperties: false },
+  { title: 'PageCreate', additionalProperties: false },
 );
 export type PageCreate = Static<typeof PageCreate>;
 
@@ -186,7 +201,7 @@ export const PageUpdate = Type.Object(
     headerActionId: Type.Optional(Type.Union([pageInputFields.headerActionId, Type.Null()])),
     metadata: Type.Optional(Type.Union([pageInputFields.metadata, Type.Null()])),
   },
-  { additionalProperties: false },
+  { title: 'PageUpdate', additionalProperties: false },
 );
 export type PageUpdate = Static<typeof PageUpdate>;
 
@@ -201,13 +216,16 @@ export const PageSearchQuery = Type.Object({
   query: SearchQuery,
 });
 
-export const PageSearchItem = Type.Object({
-  audiencesCount: Count,
-  name: Type.String(),
-  pageId: Type.String(),
-});
+export const PageSearchItem = Type.Object(
+  {
+    audiencesCount: Count,
+    name: Type.String(),
+    pageId: Type.String(),
+  },
+  { title: 'PageSearchItem' },
+);
 export type PageSearchItem = Static<typeof PageSearchItem>;
 
-export const PageList = PagedList(Page);
-export const PageSearchList = PagedList(PageSearchItem, { nullableTotal: true });
+export const PageList = PagedList(Page, { title: 'PageList' });
+export const PageSearchList = PagedList(PageSearchItem, { title: 'PageSearchList', nullableTotal: true });
 export const PageParams = IdParams('page_id');

@@ -20,6 +20,7 @@ export async function personLogRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'createPersonNote',
         summary: 'Add a note to a person',
         params: PersonParams,
         body: PersonLogCreate,
@@ -40,6 +41,7 @@ export async function personLogRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'listPersonLogs',
         summary: "List a person's log",
         description: 'Notes and activity entries, newest first.',
         params: PersonParams,
@@ -58,6 +60,7 @@ export async function personLogRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'updatePersonNote',
         summary: 'Edit a note',
         description:
           'Replaces the text of a user-authored note. Activity entries written by Tailor are 409 invalid_state.',

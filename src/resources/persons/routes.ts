@@ -27,6 +27,7 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
     {
       schema: {
         tags,
+        operationId: 'createPerson',
         summary: 'Create a person',
         description:
           'The domain is the given `domain`, else the domain of `email`, canonicalized; the person is linked to the account of that domain, which is created when missing. `email` is unique per tenant (409). `slug` is assigned from the name.',
@@ -45,6 +46,7 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
     {
       schema: {
         tags,
+        operationId: 'listPersons',
         summary: 'List persons',
         description: 'Newest first.',
         querystring: PersonListQuery,
@@ -59,7 +61,15 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
 
   api.get(
     '/v0/persons/:person_id',
-    { schema: { tags, summary: 'Get a person', params: PersonParams, response: { 200: Person } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getPerson',
+        summary: 'Get a person',
+        params: PersonParams,
+        response: { 200: Person },
+      },
+    },
     (request) => getPerson(request.tenantDb, request.params.person_id),
   );
 
@@ -68,6 +78,7 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
     {
       schema: {
         tags,
+        operationId: 'updatePerson',
         summary: 'Update a person',
         description:
           'Omitted fields stay; `null` clears. Changing the domain or email moves the account link.',
@@ -84,6 +95,7 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
     {
       schema: {
         tags,
+        operationId: 'deletePerson',
         summary: 'Erase a person and their log',
         params: PersonParams,
         response: { 200: PersonDeleted },

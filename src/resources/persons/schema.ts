@@ -16,17 +16,20 @@ const Domain = Type.String({
 const Phone = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
 const LinkedIn = Type.String({ minLength: 1, maxLength: 2048 });
 
-export const Person = Type.Object({
-  personId: Type.String({ minLength: 1 }),
-  name: Type.String(),
-  email: Nullable(Type.String()),
-  domain: Nullable(Type.String({ minLength: 1 })),
-  slug: Type.String({ description: 'Made from the name when the person is created; never changes' }),
-  phoneNumber: Nullable(Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' })),
-  linkedinProfileUrl: Nullable(Type.String({ minLength: 1 })),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const Person = Type.Object(
+  {
+    personId: Type.String({ minLength: 1 }),
+    name: Type.String(),
+    email: Nullable(Type.String()),
+    domain: Nullable(Type.String({ minLength: 1 })),
+    slug: Type.String({ description: 'Made from the name when the person is created; never changes' }),
+    phoneNumber: Nullable(Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' })),
+    linkedinProfileUrl: Nullable(Type.String({ minLength: 1 })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'Person' },
+);
 export type Person = Static<typeof Person>;
 
 export const PersonCreate = Type.Object(
@@ -37,7 +40,7 @@ export const PersonCreate = Type.Object(
     phoneNumber: Type.Optional(Phone),
     linkedinProfileUrl: Type.Optional(LinkedIn),
   },
-  { additionalProperties: false },
+  { title: 'PersonCreate', additionalProperties: false },
 );
 export type PersonCreate = Static<typeof PersonCreate>;
 
@@ -53,7 +56,7 @@ export const PersonUpdate = Type.Object(
     phoneNumber: Type.Optional(Nullable(Phone)),
     linkedinProfileUrl: Type.Optional(Nullable(LinkedIn)),
   },
-  { additionalProperties: false },
+  { title: 'PersonUpdate', additionalProperties: false },
 );
 export type PersonUpdate = Static<typeof PersonUpdate>;
 
@@ -62,36 +65,45 @@ export const PersonListQuery = Type.Object({
   email: Type.Optional(Type.String({ description: 'Only the person with this email (case-insensitive)' })),
 });
 
-export const PersonList = PagedList(Person);
+export const PersonList = PagedList(Person, { title: 'PersonList' });
 export const PersonParams = IdParams('person_id');
 
-export const PersonDeleted = Type.Object({
-  personId: Type.String(),
-  deleted: Type.Literal(true),
-});
+export const PersonDeleted = Type.Object(
+  {
+    personId: Type.String(),
+    deleted: Type.Literal(true),
+  },
+  { title: 'PersonDeleted' },
+);
 
 /* The person's log: notes written by users and activity entries written by Tailor. */
 const Text = Type.String({ minLength: 1, maxLength: 65536, description: 'Plain text' });
 
-export const PersonLog = Type.Object({
-  personLogId: Type.String(),
-  personId: Type.String(),
-  kind: Type.Union([Type.Literal('note'), Type.Literal('activity')], {
-    description: 'note: written by a user; activity: written by Tailor (form submissions, enrichment)',
-  }),
-  text: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const PersonLog = Type.Object(
+  {
+    personLogId: Type.String(),
+    personId: Type.String(),
+    kind: Type.Union([Type.Literal('note'), Type.Literal('activity')], {
+      description: 'note: written by a user; activity: written by Tailor (form submissions, enrichment)',
+    }),
+    text: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'PersonLog' },
+);
 export type PersonLog = Static<typeof PersonLog>;
 
-export const PersonLogCreate = Type.Object({ text: Text }, { additionalProperties: false });
+export const PersonLogCreate = Type.Object(
+  { text: Text },
+  { title: 'PersonLogCreate', additionalProperties: false },
+);
 export const PersonLogUpdate = Type.Object(
   { text: Type.String({ minLength: 1, maxLength: 65536, description: 'Replacement plain text of a note' }) },
-  { additionalProperties: false },
+  { title: 'PersonLogUpdate', additionalProperties: false },
 );
 
-export const Success = Type.Object({ success: Type.Boolean() });
-export const PersonLogList = PagedList(PersonLog);
+export const Success = Type.Object({ success: Type.Boolean() }, { title: 'Success' });
+export const PersonLogList = PagedList(PersonLog, { title: 'PersonLogList' });
 export const PersonLogListQuery = Type.Object({ ...PageQuery });
 export const PersonLogParams = IdParams('person_id', 'person_log_id');

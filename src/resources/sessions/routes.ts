@@ -13,6 +13,7 @@ export async function sessionRoutes(
     {
       schema: {
         tags: ['Analytics'],
+        operationId: 'getAudienceAnalytics',
         summary: "Session metrics of a page's audiences",
         description:
           'One item per audience of the page (archived ones too; zeros without sessions), over sessions that started in [startDate, endDate). Default: the 30 days before now. startDate must be before endDate, at most 366 days apart (400). Rates are fractions 0-1; avgScrollDepthPercentage is 0-100. A bounce is a session with no interaction, no CTA click, no form submission and under 10 s; every session is bounce-eligible; a conversion is a session with a CTA click or a form submission.',
@@ -29,6 +30,7 @@ export async function sessionRoutes(
     {
       schema: {
         tags: ['Analytics'],
+        operationId: 'getAudienceLift',
         summary: 'Conversion lift of an audience over its holdout',
         description:
           "How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Figures that need a session in both arms are null until then. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.",

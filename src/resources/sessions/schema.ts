@@ -11,22 +11,25 @@ const At = Type.Integer({
   description: 'When it happened, epoch milliseconds (as the browser saw it)',
 });
 
-export const SessionEvent = Type.Union([
-  Type.Object({ type: Type.Literal('session_start'), at: At }, { additionalProperties: false }),
-  Type.Object({ type: Type.Literal('interaction'), at: At }, { additionalProperties: false }),
-  Type.Object(
-    { type: Type.Literal('scroll'), at: At, depth: Type.Integer({ minimum: 0, maximum: 100 }) },
-    { additionalProperties: false },
-  ),
-  Type.Object(
-    { type: Type.Literal('cta_click'), at: At, actionId: Type.String({ minLength: 1, maxLength: 64 }) },
-    { additionalProperties: false },
-  ),
-  Type.Object(
-    { type: Type.Literal('time'), at: At, ms: Type.Integer({ minimum: 0, maximum: 3_600_000 }) },
-    { additionalProperties: false },
-  ),
-]);
+export const SessionEvent = Type.Union(
+  [
+    Type.Object({ type: Type.Literal('session_start'), at: At }, { additionalProperties: false }),
+    Type.Object({ type: Type.Literal('interaction'), at: At }, { additionalProperties: false }),
+    Type.Object(
+      { type: Type.Literal('scroll'), at: At, depth: Type.Integer({ minimum: 0, maximum: 100 }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { type: Type.Literal('cta_click'), at: At, actionId: Type.String({ minLength: 1, maxLength: 64 }) },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { type: Type.Literal('time'), at: At, ms: Type.Integer({ minimum: 0, maximum: 3_600_000 }) },
+      { additionalProperties: false },
+    ),
+  ],
+  { title: 'SessionEvent' },
+);
 export type SessionEvent = Static<typeof SessionEvent>;
 
 export const EventBatch = Type.Object(
@@ -35,11 +38,11 @@ export const EventBatch = Type.Object(
     sessionId: SessionId,
     events: Type.Array(SessionEvent, { minItems: 1, maxItems: 50 }),
   },
-  { additionalProperties: false },
+  { title: 'SessionEventBatch', additionalProperties: false },
 );
 export type EventBatch = Static<typeof EventBatch>;
 
-export const EventsAccepted = Type.Object({ accepted: Type.Integer() });
+export const EventsAccepted = Type.Object({ accepted: Type.Integer() }, { title: 'SessionEventsAccepted' });
 
 export const AnalyticsQuery = Type.Object({
   startDate: Type.Optional(
@@ -48,26 +51,32 @@ export const AnalyticsQuery = Type.Object({
   endDate: Type.Optional(Type.String({ description: 'RFC 3339 date-time or "+ms"; default now; exclusive' })),
 });
 
-export const AudienceAnalyticsItem = Type.Object({
-  audienceId: Type.String(),
-  totalSessions: Type.Number(),
-  avgInteractionsPerSession: Type.Number(),
-  avgScrollDepthPercentage: Type.Number({ description: '0-100' }),
-  avgTimeSpentSeconds: Type.Number(),
-  bounceRate: Type.Number({ description: 'Fraction 0-1 of bounce-eligible sessions that bounced' }),
-  conversionRate: Type.Number({
-    description: 'Fraction 0-1 of sessions with a CTA click or a form submission',
-  }),
-  formSubmitRate: Type.Number({ description: 'Fraction 0-1 of sessions with a form submission' }),
-  bounceCount: Type.Number(),
-  bounceEligibleSessions: Type.Number(),
-  conversionCount: Type.Number(),
-  ctaSessions: Type.Number(),
-  formSubmitCount: Type.Number({ description: 'Sessions with a form submission' }),
-});
+export const AudienceAnalyticsItem = Type.Object(
+  {
+    audienceId: Type.String(),
+    totalSessions: Type.Number(),
+    avgInteractionsPerSession: Type.Number(),
+    avgScrollDepthPercentage: Type.Number({ description: '0-100' }),
+    avgTimeSpentSeconds: Type.Number(),
+    bounceRate: Type.Number({ description: 'Fraction 0-1 of bounce-eligible sessions that bounced' }),
+    conversionRate: Type.Number({
+      description: 'Fraction 0-1 of sessions with a CTA click or a form submission',
+    }),
+    formSubmitRate: Type.Number({ description: 'Fraction 0-1 of sessions with a form submission' }),
+    bounceCount: Type.Number(),
+    bounceEligibleSessions: Type.Number(),
+    conversionCount: Type.Number(),
+    ctaSessions: Type.Number(),
+    formSubmitCount: Type.Number({ description: 'Sessions with a form submission' }),
+  },
+  { title: 'AudienceAnalyticsItem' },
+);
 export type AudienceAnalyticsItem = Static<typeof AudienceAnalyticsItem>;
 
-export const AudienceAnalytics = Type.Object({ items: Type.Array(AudienceAnalyticsItem) });
+export const AudienceAnalytics = Type.Object(
+  { items: Type.Array(AudienceAnalyticsItem) },
+  { title: 'AudienceAnalytics' },
+);
 export const AnalyticsParams = IdParams('page_id');
 
 const ArmCounts = Type.Object({
@@ -84,52 +93,55 @@ const ArmResult = Type.Object({
 
 const Fraction = (description: string) => Nullable(Type.Number({ description }));
 
-export const AudienceLift = Type.Object({
-  audienceId: Type.String(),
-  holdoutPercent: Type.Integer({ description: "The audience's holdout now, 0-50" }),
-  personalized: ArmResult,
-  baseline: ArmResult,
-  absoluteLift: Fraction(
-    "The personalized arm's conversion rate minus the baseline's; null when either arm has no session",
-  ),
-  relativeLift: Fraction(
-    'absoluteLift ÷ the baseline rate (0.25 is 25 % better); null when either arm has no session or the baseline converted none',
-  ),
-  confidenceInterval: Type.Object(
-    {
-      lower: Fraction(
-        'Lower bound of the 95 % interval of absoluteLift; null when either arm has no session',
-      ),
-      upper: Fraction('Upper bound; null when either arm has no session'),
-    },
-    { description: "Newcombe's hybrid score interval (95 %) for the difference of the two rates" },
-  ),
-  chanceToBeatBaseline: Fraction(
-    'The probability, 0-1, that the personalized rate is above the baseline rate (Bayesian, uniform Beta(1, 1) priors); null when either arm has no session',
-  ),
-  srm: Type.Object(
-    {
-      pValue: Fraction(
-        'Chi-square test of the observed split of sessions against holdoutPercent; null without sessions or holdout',
-      ),
-      mismatch: Type.Boolean({
-        description: 'pValue < 0.001: the split is not what the holdout asks for, so distrust the result',
-      }),
-    },
-    { description: 'The sample-ratio-mismatch check' },
-  ),
-  enoughData: Type.Boolean({
-    description: 'False while either arm has fewer than 100 sessions or 10 conversions',
-  }),
-  daily: Type.Array(
-    Type.Object({
-      date: Type.String({ format: 'date', description: 'A UTC day of the period, YYYY-MM-DD' }),
-      personalized: ArmCounts,
-      baseline: ArmCounts,
+export const AudienceLift = Type.Object(
+  {
+    audienceId: Type.String(),
+    holdoutPercent: Type.Integer({ description: "The audience's holdout now, 0-50" }),
+    personalized: ArmResult,
+    baseline: ArmResult,
+    absoluteLift: Fraction(
+      "The personalized arm's conversion rate minus the baseline's; null when either arm has no session",
+    ),
+    relativeLift: Fraction(
+      'absoluteLift ÷ the baseline rate (0.25 is 25 % better); null when either arm has no session or the baseline converted none',
+    ),
+    confidenceInterval: Type.Object(
+      {
+        lower: Fraction(
+          'Lower bound of the 95 % interval of absoluteLift; null when either arm has no session',
+        ),
+        upper: Fraction('Upper bound; null when either arm has no session'),
+      },
+      { description: "Newcombe's hybrid score interval (95 %) for the difference of the two rates" },
+    ),
+    chanceToBeatBaseline: Fraction(
+      'The probability, 0-1, that the personalized rate is above the baseline rate (Bayesian, uniform Beta(1, 1) priors); null when either arm has no session',
+    ),
+    srm: Type.Object(
+      {
+        pValue: Fraction(
+          'Chi-square test of the observed split of sessions against holdoutPercent; null without sessions or holdout',
+        ),
+        mismatch: Type.Boolean({
+          description: 'pValue < 0.001: the split is not what the holdout asks for, so distrust the result',
+        }),
+      },
+      { description: 'The sample-ratio-mismatch check' },
+    ),
+    enoughData: Type.Boolean({
+      description: 'False while either arm has fewer than 100 sessions or 10 conversions',
     }),
-    { description: 'Every UTC day the period touches, oldest first, days without sessions included' },
-  ),
-});
+    daily: Type.Array(
+      Type.Object({
+        date: Type.String({ format: 'date', description: 'A UTC day of the period, YYYY-MM-DD' }),
+        personalized: ArmCounts,
+        baseline: ArmCounts,
+      }),
+      { description: 'Every UTC day the period touches, oldest first, days without sessions included' },
+    ),
+  },
+  { title: 'AudienceLift' },
+);
 export type AudienceLift = Static<typeof AudienceLift>;
 
 export const LiftParams = IdParams('page_id', 'audience_id');

@@ -31,6 +31,7 @@ export async function topicRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'createTopic',
         summary: 'Create a topic',
         description:
           'A topic is knowledge the personalizer draws on. With `isDefault: true` it becomes the default topic, and the former default topic stops being it.',
@@ -49,6 +50,7 @@ export async function topicRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'searchTopics',
         summary: 'Search topics',
         description:
           "`query` matches the title, the purpose and the entries' text (case-insensitive substring). Ordered by sortOrder, then newest first; each topic comes with its entries.",
@@ -67,6 +69,7 @@ export async function topicRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'getTopic',
         summary: 'Get a topic',
         description: 'With its entries, by sortOrder, then newest first.',
         params: TopicParams,
@@ -81,6 +84,7 @@ export async function topicRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'updateTopic',
         summary: 'Update a topic',
         description:
           'An omitted field stays; `null` is refused. `isDefault: true` makes it the default topic in place of the former one. `brandIds` replaces the list whole. A change moves updatedAt.',
@@ -97,6 +101,7 @@ export async function topicRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'createTopicEntry',
         summary: 'Add an entry to a topic',
         description: `Moves the topic's updatedAt. A topic holds at most ${ENTRIES_PER_TOPIC} entries: 409 invalid_state beyond.`,
         params: TopicParams,
@@ -118,6 +123,7 @@ export async function topicRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'getTopicEntry',
         summary: 'Get an entry of a topic',
         params: TopicEntryParams,
         response: { 200: TopicEntry },
@@ -131,6 +137,7 @@ export async function topicRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'updateTopicEntry',
         summary: 'Update an entry of a topic',
         description:
           '`content` is replaced whole; an omitted field stays; `null` is refused. A change moves the updatedAt of the entry and of its topic. An entry of another topic is 404.',

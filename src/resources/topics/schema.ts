@@ -24,29 +24,35 @@ const BrandIds = Type.Array(
   },
 );
 
-export const TopicEntry = Type.Object({
-  topicEntryId: Type.String(),
-  topicId: Type.String(),
-  sortOrder: Type.Number({ description: 'An integer from 0 to 9007199254740991' }),
-  content: Type.Object({ type: ContentType, content: Type.String() }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const TopicEntry = Type.Object(
+  {
+    topicEntryId: Type.String(),
+    topicId: Type.String(),
+    sortOrder: Type.Number({ description: 'An integer from 0 to 9007199254740991' }),
+    content: Type.Object({ type: ContentType, content: Type.String() }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'TopicEntry' },
+);
 export type TopicEntry = Static<typeof TopicEntry>;
 
-export const Topic = Type.Object({
-  topicId: Type.String(),
-  title: Type.String(),
-  purpose: Type.String(),
-  sortOrder: Type.Number({ description: 'An integer from 0 to 9007199254740991' }),
-  isDefault: Type.Boolean({ description: "The tenant's default topic; at most one topic is the default" }),
-  brandIds: BrandIds,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  entries: Type.Array(TopicEntry, {
-    description: `Every entry of the topic (at most ${ENTRIES_PER_TOPIC}), by sortOrder, then newest first`,
-  }),
-});
+export const Topic = Type.Object(
+  {
+    topicId: Type.String(),
+    title: Type.String(),
+    purpose: Type.String(),
+    sortOrder: Type.Number({ description: 'An integer from 0 to 9007199254740991' }),
+    isDefault: Type.Boolean({ description: "The tenant's default topic; at most one topic is the default" }),
+    brandIds: BrandIds,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    entries: Type.Array(TopicEntry, {
+      description: `Every entry of the topic (at most ${ENTRIES_PER_TOPIC}), by sortOrder, then newest first`,
+    }),
+  },
+  { title: 'Topic' },
+);
 export type Topic = Static<typeof Topic>;
 
 const Purpose = Type.String({
@@ -65,7 +71,7 @@ export const TopicCreate = Type.Object(
     isDefault: Type.Optional({ ...IsDefault, default: false }),
     brandIds: Type.Optional(BrandIds),
   },
-  { additionalProperties: false },
+  { title: 'TopicCreate', additionalProperties: false },
 );
 export type TopicCreate = Static<typeof TopicCreate>;
 
@@ -77,7 +83,7 @@ export const TopicUpdate = Type.Object(
     isDefault: Type.Optional(IsDefault),
     brandIds: Type.Optional(BrandIds),
   },
-  { additionalProperties: false },
+  { title: 'TopicUpdate', additionalProperties: false },
 );
 export type TopicUpdate = Static<typeof TopicUpdate>;
 
@@ -89,7 +95,7 @@ export const TopicEntryCreate = Type.Object(
     content: EntryContent('The text of the entry and its format'),
     sortOrder: Type.Optional(Type.Integer({ ...sortOrderRange, default: 0 })),
   },
-  { additionalProperties: false },
+  { title: 'TopicEntryCreate', additionalProperties: false },
 );
 export type TopicEntryCreate = Static<typeof TopicEntryCreate>;
 
@@ -98,11 +104,11 @@ export const TopicEntryUpdate = Type.Object(
     content: Type.Optional(EntryContent('Replaces the content whole')),
     sortOrder: Type.Optional(SortOrder),
   },
-  { additionalProperties: false },
+  { title: 'TopicEntryUpdate', additionalProperties: false },
 );
 export type TopicEntryUpdate = Static<typeof TopicEntryUpdate>;
 
 export const TopicSearchQuery = Type.Object({ ...PageQuery, query: SearchQuery });
-export const TopicList = PagedList(Topic);
+export const TopicList = PagedList(Topic, { title: 'TopicList' });
 export const TopicParams = IdParams('topic_id');
 export const TopicEntryParams = IdParams('topic_id', 'topic_entry_id');

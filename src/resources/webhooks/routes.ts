@@ -33,6 +33,7 @@ export async function webhookRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'createWebhookSubscription',
         summary: 'Create a webhook subscription',
         description:
           'Returns the signing secret (whsec_…) once. `events: null` (the default) selects every kind, `[]` none. The URL must be absolute http(s) without credentials and may not point at loopback, private, link-local or multicast addresses.',
@@ -51,6 +52,7 @@ export async function webhookRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'listWebhookSubscriptions',
         summary: 'List webhook subscriptions',
         querystring: WebhookListQuery,
         response: { 200: WebhookSubscriptionList },
@@ -64,6 +66,7 @@ export async function webhookRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'getWebhookSubscription',
         summary: 'Get a webhook subscription',
         params: SubscriptionParams,
         response: { 200: WebhookSubscription },
@@ -77,6 +80,7 @@ export async function webhookRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'updateWebhookSubscription',
         summary: 'Update a webhook subscription',
         description:
           'Omitted fields stay. `events: null` selects every kind. Setting `active: true` again after a deactivation resumes deliveries of new events.',
@@ -94,6 +98,7 @@ export async function webhookRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'deleteWebhookSubscription',
         summary: 'Delete a webhook subscription',
         description: 'Its pending deliveries are dropped.',
         params: SubscriptionParams,
@@ -108,6 +113,7 @@ export async function webhookRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret',
         description:
           'Returns the new secret once. For 24 hours deliveries carry two signatures, one per secret.',
@@ -124,6 +130,7 @@ export async function webhookRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'listWebhookDeliveries',
         summary: 'List deliveries of a subscription',
         description: 'Newest first: attempts, last status code or error, and when the next attempt is due.',
         params: SubscriptionParams,

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
 import { EVENT_TYPES } from './events.ts';
 
-export const EventKind = Type.Enum(EVENT_TYPES);
+export const EventKind = Type.Enum(EVENT_TYPES, { title: 'EventKind' });
 
 const Url = Type.String({
   format: 'uri',
@@ -13,20 +13,26 @@ const Events = Nullable(Type.Array(EventKind, { uniqueItems: true }), {
   description: 'The event kinds to receive; null means every kind, [] none',
 });
 
-export const WebhookSubscription = Type.Object({
-  subscriptionId: Type.String(),
-  url: Type.String({ format: 'uri' }),
-  events: Events,
-  active: Type.Boolean(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
+export const WebhookSubscription = Type.Object(
+  {
+    subscriptionId: Type.String(),
+    url: Type.String({ format: 'uri' }),
+    events: Events,
+    active: Type.Boolean(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'WebhookSubscription' },
+);
 export type WebhookSubscription = Static<typeof WebhookSubscription>;
 
-export const WebhookSubscriptionWithSecret = Type.Object({
-  ...WebhookSubscription.properties,
-  secret: Type.String({ description: 'whsec_…: shown only here; verify signatures with it' }),
-});
+export const WebhookSubscriptionWithSecret = Type.Object(
+  {
+    ...WebhookSubscription.properties,
+    secret: Type.String({ description: 'whsec_…: shown only here; verify signatures with it' }),
+  },
+  { title: 'WebhookSubscriptionWithSecret' },
+);
 export type WebhookSubscriptionWithSecret = Static<typeof WebhookSubscriptionWithSecret>;
 
 export const WebhookSubscriptionCreate = Type.Object(
@@ -35,7 +41,7 @@ export const WebhookSubscriptionCreate = Type.Object(
     events: Type.Optional(Events),
     active: Type.Optional(Type.Boolean({ default: true })),
   },
-  { additionalProperties: false },
+  { title: 'WebhookSubscriptionCreate', additionalProperties: false },
 );
 export type WebhookSubscriptionCreate = Static<typeof WebhookSubscriptionCreate>;
 
@@ -45,33 +51,39 @@ export const WebhookSubscriptionUpdate = Type.Object(
     events: Type.Optional(Events),
     active: Type.Optional(Type.Boolean()),
   },
-  { additionalProperties: false },
+  { title: 'WebhookSubscriptionUpdate', additionalProperties: false },
 );
 export type WebhookSubscriptionUpdate = Static<typeof WebhookSubscriptionUpdate>;
 
-export const WebhookDelivery = Type.Object({
-  deliveryId: Type.String(),
-  subscriptionId: Type.String(),
-  eventId: Type.String({ description: 'Sent as webhook-id on every attempt' }),
-  eventType: EventKind,
-  state: Type.Enum(['pending', 'succeeded', 'failed']),
-  attempts: Type.Integer({ minimum: 0 }),
-  lastStatusCode: Nullable(Type.Integer(), {
-    description: "The receiver's last answer; null when none came",
-  }),
-  lastError: Nullable(Type.String()),
-  nextAttemptAt: Nullable(Timestamp, { description: 'When the next attempt is due; null once finished' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  deliveredAt: Nullable(Timestamp),
-});
+export const WebhookDelivery = Type.Object(
+  {
+    deliveryId: Type.String(),
+    subscriptionId: Type.String(),
+    eventId: Type.String({ description: 'Sent as webhook-id on every attempt' }),
+    eventType: EventKind,
+    state: Type.Enum(['pending', 'succeeded', 'failed']),
+    attempts: Type.Integer({ minimum: 0 }),
+    lastStatusCode: Nullable(Type.Integer(), {
+      description: "The receiver's last answer; null when none came",
+    }),
+    lastError: Nullable(Type.String()),
+    nextAttemptAt: Nullable(Timestamp, { description: 'When the next attempt is due; null once finished' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deliveredAt: Nullable(Timestamp),
+  },
+  { title: 'WebhookDelivery' },
+);
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
-export const WebhookSubscriptionList = PagedList(WebhookSubscription);
-export const WebhookDeliveryList = PagedList(WebhookDelivery);
+export const WebhookSubscriptionList = PagedList(WebhookSubscription, { title: 'WebhookSubscriptionList' });
+export const WebhookDeliveryList = PagedList(WebhookDelivery, { title: 'WebhookDeliveryList' });
 export const WebhookListQuery = Type.Object({ ...PageQuery });
 export const SubscriptionParams = IdParams('subscription_id');
-export const SubscriptionDeleted = Type.Object({
-  subscriptionId: Type.String(),
-  deleted: Type.Literal(true),
-});
+export const SubscriptionDeleted = Type.Object(
+  {
+    subscriptionId: Type.String(),
+    deleted: Type.Literal(true),
+  },
+  { title: 'WebhookSubscriptionDeleted' },
+);

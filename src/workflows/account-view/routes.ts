@@ -12,6 +12,7 @@ export async function accountViewRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'createAccount',
         summary: 'Create an account',
         description:
           'The domain is stored canonical (lowercase, no scheme, port, path or leading www., punycode). 409 when the domain is taken.',
@@ -27,7 +28,15 @@ export async function accountViewRoutes(api: Api): Promise<void> {
 
   api.get(
     '/v0/accounts/:account_id',
-    { schema: { tags, summary: 'Get an account', params: AccountParams, response: { 200: Account } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getAccount',
+        summary: 'Get an account',
+        params: AccountParams,
+        response: { 200: Account },
+      },
+    },
     (request) => getAccount(request.tenantDb, request.params.account_id),
   );
 
@@ -36,6 +45,7 @@ export async function accountViewRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'renameAccount',
         summary: 'Rename an account',
         params: AccountParams,
         body: AccountRename,

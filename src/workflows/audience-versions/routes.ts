@@ -33,6 +33,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'createAudience',
         summary: 'Create an audience',
         description:
           'Makes version 0 (the page unpersonalized, published at once) and version 1, queued for generation. The page must be neither archived nor deleted (409); personId must be a person of your tenant (400).',
@@ -55,6 +56,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'listAudiences',
         summary: "List a page's audiences",
         description: 'Newest first, archived audiences included.',
         params: PageAudienceParams,
@@ -70,7 +72,15 @@ export async function audienceRoutes(api: Api): Promise<void> {
 
   api.get(
     ONE,
-    { schema: { tags, summary: 'Get an audience', params: AudienceParams, response: { 200: Audience } } },
+    {
+      schema: {
+        tags,
+        operationId: 'getAudience',
+        summary: 'Get an audience',
+        params: AudienceParams,
+        response: { 200: Audience },
+      },
+    },
     (request) => getAudience(request.tenantDb, request.params.page_id, request.params.audience_id),
   );
 
@@ -79,6 +89,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'updateAudience',
         summary: 'Update an audience',
         description:
           'Names, overrides, context and autoPublish; no new version is made. Omitted fields stay, null clears. Archived: 409.',
@@ -96,6 +107,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'archiveAudience',
         summary: 'Archive an audience',
         description:
           'Status archived; archivedAt set on the audience and its latest and published versions; unfinished generation is cancelled. Archiving again returns it unchanged.',
@@ -111,6 +123,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'createAudienceVersion',
         summary: 'Queue a new version',
         description:
           'Generates a new version from the audience as it is now; older unfinished versions are cancelled. Answers the audience, whose latestVersion is the new one. Archived: 409.',
@@ -137,6 +150,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags,
+        operationId: 'listAudienceVersions',
         summary: "List an audience's versions",
         description: 'Newest first, with their state and generated content.',
         params: AudienceParams,
@@ -171,6 +185,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
       `${ONE}/${action}`,
       {
         schema: {
+          operationId: `${action}AudienceVersion`,
           tags,
           summary,
           description,

@@ -21,12 +21,17 @@ export async function previewRoutes(api: Api): Promise<void> {
     {
       schema: {
         tags: ['Audiences'],
+        operationId: 'previewAudienceVersion',
         summary: 'Preview a version',
         description:
           "The HTML a visitor would be served for this version, drafts included, in the page's brand: with no tracking script and none of the page's scripts, a form that sends nothing, and `noindex`. 409 `invalid_state` for a version that has no content yet (queued, processing, or cancelled before generation).",
         params: PreviewParams,
-        produces: ['text/html'],
-        response: { 200: Type.String({ description: 'The page, as HTML' }) },
+        response: {
+          200: {
+            description: 'The page, as HTML',
+            content: { 'text/html': { schema: Type.String({ title: 'PageHtml' }) } },
+          },
+        },
       },
     },
     async (request, reply) => {
