@@ -5,7 +5,14 @@ import { Signer } from '../../src/shared/signing.ts';
 import { ENRICH_JOB } from '../../src/workflows/enrichment/service.ts';
 import { publishLinkedPage } from '../helpers/pages.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { type Client, onPostgres, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
+import {
+  type Client,
+  onPostgres,
+  startServer,
+  TEST_SECRET,
+  type TestServer,
+  testDatabase,
+} from '../helpers/server.ts';
 
 /** The samples of a scrape, each as its name with its labels in the order given, and its value. */
 type Scrape = Map<string, number>;
@@ -135,6 +142,22 @@ describe('GET /metrics', () => {
     expect(metrics.has('nodejs_eventloop_lag_seconds')).toBe(true);
     expect(metrics.has('tailor_database_pool_connections')).toBe(onPostgres);
     if (onPostgres) expect(metrics.get('tailor_database_pool_connections')).toBeGreaterThan(0);
+  });
+
+  it('still answers while the database is away, leaving out the gauges read from it', async () => {
+    const database = await testDatabase();
+    const node = await startServer({ database });
+    try {
+      await database.close();
+      expect((await node.anonymous().get('/healthz')).status).toBe(200);
+      const metrics = await scrape(node);
+      expect(metrics.get('tailor_database_up')).toBe(0);
+      const names = [...metrics.keys()];
+      expect(names.filter((name) => /^tailor_(jobs|webhook)_/.test(name))).toEqual([]);
+      expect(names.some((name) => name.startsWith('tailor_http_requests_total{'))).toBe(true);
+    } finally {
+      await node.close();
+    }
   });
 
   it('answers loopback clients only while no token is set (403 problem to others)', async () => {
