@@ -28,6 +28,11 @@ describe('configuration', () => {
     [{ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'yes' }, 'TAILOR_WEBHOOK_ALLOW_PRIVATE must be true, false, 1 or 0'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ TAILOR_PUBLIC_URL: 'ftp://x' }, 'TAILOR_PUBLIC_URL must be a http: or https: URL'],
+    [{ TAILOR_METRICS_TOKEN: 'short' }, 'TAILOR_METRICS_TOKEN must be at least 16 characters'],
+    [
+      { TAILOR_S3_BUCKET: 'b', TAILOR_S3_ACCESS_KEY_ID: 'id' },
+      'TAILOR_S3_SECRET_ACCESS_KEY and TAILOR_S3_ACCESS_KEY_ID must be set together',
+    ],
   ])('refuses %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });
@@ -43,6 +48,11 @@ describe('configuration', () => {
       TAILOR_WORKERS: '0',
       REDIS_URL: 'redis://127.0.0.1:6379',
       TAILOR_PUBLIC_URL: 'https://tailor.example.com/',
+      TAILOR_METRICS_TOKEN: 'metrics-token-0123456789',
+      TAILOR_S3_BUCKET: 'files',
+      TAILOR_S3_PREFIX: 'tailor/',
+      TAILOR_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      TAILOR_S3_FORCE_PATH_STYLE: 'true',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -51,6 +61,14 @@ describe('configuration', () => {
       rateLimitRps: 0,
       workers: 0,
       publicUrl: 'https://tailor.example.com',
+      metricsToken: 'metrics-token-0123456789',
+      s3: {
+        bucket: 'files',
+        prefix: 'tailor/',
+        region: 'us-east-1',
+        endpoint: 'http://127.0.0.1:9000',
+        forcePathStyle: true,
+      },
     });
   });
 });
