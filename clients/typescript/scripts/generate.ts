@@ -19,12 +19,20 @@ const HEADER = `/**
 `;
 
 /**
- * The TypeScript types of a document given as JSON text, as `src/schema.ts` holds them: formatted by the repository's
- * Biome settings, so that the committed file passes \`npm run lint\` and the output is the same on
- * every machine.
+ * The TypeScript types of a document given as JSON text, as `src/schema.ts` holds them. A field with
+ * a default stays optional (`defaultNonNullable: false`): a request may leave it out, and an answer's
+ * schema lists the fields it always has as required. The output is formatted with the repository's
+ * Biome settings, so that the committed file passes `npm run lint` and is the same on every machine.
  */
 export async function generateSchema(documentJson: string): Promise<string> {
-  const types = astToString(await openapiTS(documentJson, { silent: true }));
+  const types = astToString(
+    await openapiTS(documentJson, {
+      silent: true,
+      defaultNonNullable: false,
+      rootTypes: true,
+      rootTypesNoSchemaPrefix: true,
+    }),
+  );
   return execFileSync(BIOME, ['format', `--stdin-file-path=${SCHEMA_FILE}`], {
     cwd: REPOSITORY_ROOT,
     input: HEADER + types,

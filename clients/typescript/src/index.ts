@@ -2,6 +2,5 @@ export { WebhookVerificationError } from 'standardwebhooks';
 export { createTailorClient, type TailorClient, type TailorClientOptions } from './client.ts';
 export { type ListItem, type ListPath, paginate } from './paginate.ts';
 export { type FetchResult, TailorProblem, unwrap } from './problem.ts';
-export type { components, paths } from './schema.ts';
-export type * from './types.ts';
-export { type DeliveryHeaders, type EventKind, type TailorEvent, verifyWebhook } from './webhooks.ts';
+export type * from './schema.ts';
+export { type DeliveryHeaders, type TailorEvent, verifyWebhook } from './webhooks.ts';

@@ -1,4 +1,4 @@
-import type { FieldError, Problem } from './types.ts';
+import type { FieldError, Problem } from './schema.ts';
 
 /** A failed request: the API's problem document (docs/api.md, Errors), with its fields at hand. */
 export class TailorProblem extends Error {

@@ -1125,7 +1125,7 @@ export interface components {
       /** @description Makes retries safe, like the Idempotency-Key header (kept 24 hours) */
       idempotencyKey?: string;
       /** @default false */
-      hidden: boolean;
+      hidden?: boolean;
     };
     /** AssetList */
     AssetList: {
@@ -1283,7 +1283,7 @@ export interface components {
       accountId?: string | null;
       supplementaryContext?: string | null;
       /** @default false */
-      isNewPageAgent: boolean;
+      isNewPageAgent?: boolean;
       actionFormIdOverride?: string | null;
       actionFormInstructionsOverride?: string | null;
       actionUrlOverride?: string | null;
@@ -1330,12 +1330,12 @@ export interface components {
        * @description Publish each generated version as soon as it is ready
        * @default false
        */
-      autoPublish: boolean;
+      autoPublish?: boolean;
       /**
        * @description The share of visitors, in percent, served version 0 (the baseline) instead of the published version, to measure lift; sticky per visitor (docs/analytics.md)
        * @default 0
        */
-      holdoutPercent: number;
+      holdoutPercent?: number;
     };
     /** AudienceLift */
     AudienceLift: {
@@ -1796,7 +1796,7 @@ export interface components {
        * @default inbound
        * @enum {unknown}
        */
-      pageType: 'inbound' | 'outbound' | 'call_followup' | 'sales_deck' | 'custom';
+      pageType?: 'inbound' | 'outbound' | 'call_followup' | 'sales_deck' | 'custom';
       scripts: {
         /** @description HTML added to the public page when enabled */
         content: string;
@@ -1852,6 +1852,8 @@ export interface components {
         themeColor?: string;
       };
     };
+    /** PageHtml */
+    PageHtml: string;
     /** PageLink */
     PageLink: {
       pageLinkId: string;
@@ -2199,17 +2201,17 @@ export interface components {
        * @description What the topic is about and when the personalizer should draw on it
        * @default
        */
-      purpose: string;
+      purpose?: string;
       /**
        * @description Lower comes first; equal values put the newest first
        * @default 0
        */
-      sortOrder: number;
+      sortOrder?: number;
       /**
        * @description true makes this the default topic; the former default topic stops being it
        * @default false
        */
-      isDefault: boolean;
+      isDefault?: boolean;
       /** @description The brands whose pages may draw on the topic; [] (the default) means every brand. Generation never draws on a topic of another brand */
       brandIds?: string[];
     };
@@ -2241,7 +2243,7 @@ export interface components {
        * @description Lower comes first; equal values put the newest first
        * @default 0
        */
-      sortOrder: number;
+      sortOrder?: number;
     };
     /** TopicEntryUpdate */
     TopicEntryUpdate: {
@@ -2328,7 +2330,7 @@ export interface components {
       /** @description The event kinds to receive; null means every kind, [] none */
       events?: components['schemas']['EventKind'][] | null;
       /** @default true */
-      active: boolean;
+      active?: boolean;
     };
     /** WebhookSubscriptionDeleted */
     WebhookSubscriptionDeleted: {
@@ -2377,6 +2379,86 @@ export interface components {
   headers: never;
   pathItems: never;
 }
+export type Account = components['schemas']['Account'];
+export type AccountCreate = components['schemas']['AccountCreate'];
+export type AccountRename = components['schemas']['AccountRename'];
+export type AccountSearchItem = components['schemas']['AccountSearchItem'];
+export type AccountSearchList = components['schemas']['AccountSearchList'];
+export type Action = components['schemas']['Action'];
+export type ActionCardWidget = components['schemas']['ActionCardWidget'];
+export type Asset = components['schemas']['Asset'];
+export type AssetCreate = components['schemas']['AssetCreate'];
+export type AssetList = components['schemas']['AssetList'];
+export type AssetTrashList = components['schemas']['AssetTrashList'];
+export type Audience = components['schemas']['Audience'];
+export type AudienceAnalytics = components['schemas']['AudienceAnalytics'];
+export type AudienceAnalyticsItem = components['schemas']['AudienceAnalyticsItem'];
+export type AudienceCreate = components['schemas']['AudienceCreate'];
+export type AudienceLift = components['schemas']['AudienceLift'];
+export type AudienceList = components['schemas']['AudienceList'];
+export type AudienceUpdate = components['schemas']['AudienceUpdate'];
+export type AudienceVersion = components['schemas']['AudienceVersion'];
+export type AudienceVersionContent = components['schemas']['AudienceVersionContent'];
+export type AudienceVersionList = components['schemas']['AudienceVersionList'];
+export type AudienceVersionWithContent = components['schemas']['AudienceVersionWithContent'];
+export type Brand = components['schemas']['Brand'];
+export type BrandDeleted = components['schemas']['BrandDeleted'];
+export type BrandInput = components['schemas']['BrandInput'];
+export type BrandList = components['schemas']['BrandList'];
+export type EmptyBody = components['schemas']['EmptyBody'];
+export type EventKind = components['schemas']['EventKind'];
+export type FieldError = components['schemas']['FieldError'];
+export type File = components['schemas']['File'];
+export type FileBytes = components['schemas']['FileBytes'];
+export type FileUpload = components['schemas']['FileUpload'];
+export type FooterLinkGroup = components['schemas']['FooterLinkGroup'];
+export type FormSubmissionAccepted = components['schemas']['FormSubmissionAccepted'];
+export type FormSubmissionCreate = components['schemas']['FormSubmissionCreate'];
+export type HealthStatus = components['schemas']['HealthStatus'];
+export type Page = components['schemas']['Page'];
+export type PageCreate = components['schemas']['PageCreate'];
+export type PageHtml = components['schemas']['PageHtml'];
+export type PageLink = components['schemas']['PageLink'];
+export type PageLinkCreate = components['schemas']['PageLinkCreate'];
+export type PageLinkList = components['schemas']['PageLinkList'];
+export type PageLinkUpdate = components['schemas']['PageLinkUpdate'];
+export type PageList = components['schemas']['PageList'];
+export type PageSearchItem = components['schemas']['PageSearchItem'];
+export type PageSearchList = components['schemas']['PageSearchList'];
+export type PageStatus = components['schemas']['PageStatus'];
+export type PageType = components['schemas']['PageType'];
+export type PageUpdate = components['schemas']['PageUpdate'];
+export type Person = components['schemas']['Person'];
+export type PersonCreate = components['schemas']['PersonCreate'];
+export type PersonDeleted = components['schemas']['PersonDeleted'];
+export type PersonList = components['schemas']['PersonList'];
+export type PersonLog = components['schemas']['PersonLog'];
+export type PersonLogCreate = components['schemas']['PersonLogCreate'];
+export type PersonLogList = components['schemas']['PersonLogList'];
+export type PersonLogUpdate = components['schemas']['PersonLogUpdate'];
+export type PersonUpdate = components['schemas']['PersonUpdate'];
+export type Problem = components['schemas']['Problem'];
+export type Script = components['schemas']['Script'];
+export type SessionEvent = components['schemas']['SessionEvent'];
+export type SessionEventBatch = components['schemas']['SessionEventBatch'];
+export type SessionEventsAccepted = components['schemas']['SessionEventsAccepted'];
+export type Success = components['schemas']['Success'];
+export type Topic = components['schemas']['Topic'];
+export type TopicCreate = components['schemas']['TopicCreate'];
+export type TopicEntry = components['schemas']['TopicEntry'];
+export type TopicEntryCreate = components['schemas']['TopicEntryCreate'];
+export type TopicEntryUpdate = components['schemas']['TopicEntryUpdate'];
+export type TopicList = components['schemas']['TopicList'];
+export type TopicUpdate = components['schemas']['TopicUpdate'];
+export type TrackerScript = components['schemas']['TrackerScript'];
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
+export type WebhookSubscription = components['schemas']['WebhookSubscription'];
+export type WebhookSubscriptionCreate = components['schemas']['WebhookSubscriptionCreate'];
+export type WebhookSubscriptionDeleted = components['schemas']['WebhookSubscriptionDeleted'];
+export type WebhookSubscriptionList = components['schemas']['WebhookSubscriptionList'];
+export type WebhookSubscriptionUpdate = components['schemas']['WebhookSubscriptionUpdate'];
+export type WebhookSubscriptionWithSecret = components['schemas']['WebhookSubscriptionWithSecret'];
 export type $defs = Record<string, never>;
 export interface operations {
   getHealth: {
@@ -4800,7 +4882,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'text/html': string;
+          'text/html': components['schemas']['PageHtml'];
         };
       };
       /** @description RFC 9457 problem details */
@@ -4809,7 +4891,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'text/html': components['schemas']['Problem'];
+          'application/json': components['schemas']['Problem'];
         };
       };
       /** @description RFC 9457 problem details */
@@ -4818,7 +4900,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'text/html': components['schemas']['Problem'];
+          'application/json': components['schemas']['Problem'];
         };
       };
     };

@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks';
-import type { WebhookSubscription } from './types.ts';
+import type { WebhookSubscription } from './schema.ts';
 
 /** An event kind a subscription can select. */
-export type EventKind = NonNullable<WebhookSubscription['events']>[number];
+type EventKind = NonNullable<WebhookSubscription['events']>[number];
 
 /** An event as Tailor delivers it (docs/webhooks.md). */
 export interface TailorEvent {
