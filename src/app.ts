@@ -38,6 +38,7 @@ import type { Signer } from './shared/signing.ts';
 import { resourceNeeds } from './wiring.ts';
 import { accountViewRoutes } from './workflows/account-view/routes.ts';
 import { audienceRoutes } from './workflows/audience-versions/routes.ts';
+import { webhookPathItems } from './workflows/events/document.ts';
 import { previewRoutes } from './workflows/page-view/routes.ts';
 
 export interface AppOptions {
@@ -175,7 +176,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     token: options.metricsToken,
     gauges: [webhookDeliveries],
   });
-  await registerOpenApi(app, options.publicUrl);
+  await registerOpenApi(app, options.publicUrl, webhookPathItems());
   await app.register((scope: Api) => healthRoutes(scope, options.database));
   await app.register((api: Api) => apiScope(api, options));
   for (const routes of PUBLIC_ROUTES) await app.register(routes);

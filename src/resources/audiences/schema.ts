@@ -25,6 +25,13 @@ const versionFields = {
 export const AudienceVersion = Type.Object(versionFields, { title: 'AudienceVersion' });
 export type AudienceVersion = Static<typeof AudienceVersion>;
 
+/** `data` of the page.version.* events: the version as the API shows it, without its content. */
+export const VersionEventData = Type.Object(
+  { pageId: Type.String(), audienceId: Type.String(), version: AudienceVersion },
+  { title: 'VersionEventData' },
+);
+export type VersionEventData = Static<typeof VersionEventData>;
+
 export const VersionContent = Type.Object(
   {
     headline: Type.String(),

@@ -19,6 +19,11 @@ export const EVENT_TYPES = [
   'form.enrichment_failed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+/** Sent only on request, to one subscription (POST …/test), whatever kinds it selects. */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+/** Every kind a receiver may get: the kinds subscriptions select, and the test. */
+export const SENT_EVENT_TYPES = [...EVENT_TYPES, WEBHOOK_TEST_EVENT] as const;
+export type SentEventType = (typeof SENT_EVENT_TYPES)[number];
 
 export const DELIVER_JOB = 'deliveries.send';
 /**
@@ -40,9 +45,10 @@ export function eventBody(event: { id: string; type: string; created_at: number;
 /**
  * Records an event in the caller's transaction, with one delivery (and its job) per active
  * subscription that selects its kind: the transactional outbox. The event exists, and will be
- * delivered, exactly when the change it reports was committed.
+ * delivered, exactly when the change it reports was committed. Features emit events through
+ * src/workflows/events/payloads.ts, which checks `data` against the kind's payload schema.
  */
-export async function emitEvent(db: TenantDb, type: EventType, data: object): Promise<string> {
+export async function recordEvent(db: TenantDb, type: EventType, data: object): Promise<string> {
   const now = Date.now();
   const id = newId('evt');
   await insertEvent(db, { id, type, data: JSON.stringify(data), created_at: now });

@@ -1,8 +1,12 @@
 import { type Static, Type } from 'typebox';
 import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
-import { EVENT_TYPES } from './events.ts';
+import { EVENT_TYPES, SENT_EVENT_TYPES } from './events.ts';
 
 export const EventKind = Type.Enum(EVENT_TYPES, { title: 'EventKind' });
+export const SentEventKind = Type.Enum(SENT_EVENT_TYPES, {
+  title: 'SentEventKind',
+  description: 'An event kind, or webhook.test for a test sent with POST …/test',
+});
 
 const Url = Type.String({
   format: 'uri',
@@ -60,7 +64,7 @@ export const WebhookDelivery = Type.Object(
     deliveryId: Type.String(),
     subscriptionId: Type.String(),
     eventId: Type.String({ description: 'Sent as webhook-id on every attempt' }),
-    eventType: EventKind,
+    eventType: SentEventKind,
     state: Type.Enum(['pending', 'succeeded', 'failed']),
     attempts: Type.Integer({ minimum: 0 }),
     lastStatusCode: Nullable(Type.Integer(), {
@@ -87,3 +91,10 @@ export const SubscriptionDeleted = Type.Object(
   },
   { title: 'WebhookSubscriptionDeleted' },
 );
+
+/** `data` of a `webhook.test` event. */
+export const WebhookTestData = Type.Object(
+  { subscriptionId: Type.String({ description: 'The subscription the test was sent to' }) },
+  { title: 'WebhookTestData' },
+);
+export type WebhookTestData = Static<typeof WebhookTestData>;

@@ -14,8 +14,8 @@ import * as files from '../../resources/files/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import * as pages from '../../resources/pages/service.ts';
 import * as persons from '../../resources/persons/service.ts';
-import { emitEvent } from '../../resources/webhooks/events.ts';
 import { AppError, invalidField, invalidState } from '../../shared/errors.ts';
+import { emitEvent } from '../events/payloads.ts';
 import { baselineContent } from '../personalization/compose.ts';
 
 export const GENERATE_JOB = 'versions.generate';
