@@ -74,8 +74,10 @@ async function listenForEvents(onEvent: (event: TailorEvent) => void) {
   };
 }
 
-let announcePublished: (event: TailorEvent) => void = () => {};
-const published = new Promise<TailorEvent>((resolve) => {
+type PublishedEvent = Extract<TailorEvent, { type: 'page.version.published' }>;
+
+let announcePublished: (event: PublishedEvent) => void = () => {};
+const published = new Promise<PublishedEvent>((resolve) => {
   announcePublished = resolve;
 });
 const receiver = await listenForEvents((event) => {
@@ -133,7 +135,10 @@ try {
       setTimeout(() => reject(new Error('no page.version.published within a minute')), 60_000).unref(),
     ),
   ]);
-  console.log(`verified ${event.type} for audience ${audience.audienceId}`);
+  const { version } = event.data;
+  console.log(
+    `version ${version.versionNumber} of audience ${event.data.audienceId} published at ${version.publishedAt}`,
+  );
 } finally {
   await unwrap(
     tailor.DELETE('/v0/webhook_subscriptions/{subscription_id}', {

@@ -1005,7 +1005,148 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'page.version.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The page.version.created event
+     * @description An audience version is queued for generation. POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).
+     */
+    post: operations['receivePageVersionCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'page.version.processed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The page.version.processed event
+     * @description An audience version is generated and is now a draft. POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).
+     */
+    post: operations['receivePageVersionProcessed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'page.version.published': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The page.version.published event
+     * @description An audience version is published. POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).
+     */
+    post: operations['receivePageVersionPublished'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'form.submitted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The form.submitted event
+     * @description A visitor submitted the action form of a public page. POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).
+     */
+    post: operations['receiveFormSubmitted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'form.enriched': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The form.enriched event
+     * @description A form submission was enriched: its person (found or created) and their account. POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).
+     */
+    post: operations['receiveFormEnriched'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'form.enrichment_failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The form.enrichment_failed event
+     * @description A form submission could not be enriched, and why. POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).
+     */
+    post: operations['receiveFormEnrichmentFailed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The webhook.test event
+     * @description A test sent with POST /v0/webhook_subscriptions/{subscription_id}/test. POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).
+     */
+    post: operations['receiveWebhookTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** Account */
@@ -1028,6 +1169,19 @@ export interface components {
       /** @description Any form of the domain or a URL on it; stored canonical */
       domain: string;
       name?: string;
+    };
+    /** AccountFields */
+    AccountFields: {
+      accountId: string;
+      /** @description Canonical domain: lowercase, no scheme, port, path or leading www., punycode */
+      domain: string;
+      name: string | null;
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      updatedAt: string;
+      /** @description The latest session, form submission or log entry of a linked person */
+      latestActivityAt: string | null;
     };
     /** AccountRename */
     AccountRename: {
@@ -1678,6 +1832,38 @@ export interface components {
         url: string;
       }[];
     };
+    /** FormEnrichedData */
+    FormEnrichedData: {
+      formSubmissionId: string;
+      person: components['schemas']['Person'];
+      account: components['schemas']['AccountFields'] | null;
+    };
+    /** FormEnrichedEvent */
+    FormEnrichedEvent: {
+      /** @description The event id; also the webhook-id header, the same on every attempt */
+      id: string;
+      /** @constant */
+      type: 'form.enriched';
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      data: components['schemas']['FormEnrichedData'];
+    };
+    /** FormEnrichmentFailedData */
+    FormEnrichmentFailedData: {
+      formSubmissionId: string;
+      /** @enum {unknown} */
+      reason: 'no_email' | 'invalid_email' | 'free_mail_domain' | 'provider_error';
+    };
+    /** FormEnrichmentFailedEvent */
+    FormEnrichmentFailedEvent: {
+      /** @description The event id; also the webhook-id header, the same on every attempt */
+      id: string;
+      /** @constant */
+      type: 'form.enrichment_failed';
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      data: components['schemas']['FormEnrichmentFailedData'];
+    };
     /** FormSubmissionAccepted */
     FormSubmissionAccepted: {
       formSubmissionId: string;
@@ -1696,6 +1882,29 @@ export interface components {
       fields: {
         [key: string]: string;
       };
+    };
+    /** FormSubmittedData */
+    FormSubmittedData: {
+      formSubmissionId: string;
+      pageId: string;
+      audienceId: string;
+      pageLinkId: string;
+      email: string | null;
+      fields: {
+        [key: string]: string;
+      };
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      submittedAt: string;
+    };
+    /** FormSubmittedEvent */
+    FormSubmittedEvent: {
+      /** @description The event id; also the webhook-id header, the same on every attempt */
+      id: string;
+      /** @constant */
+      type: 'form.submitted';
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      data: components['schemas']['FormSubmittedData'];
     };
     /** HealthStatus */
     HealthStatus: {
@@ -2023,6 +2232,36 @@ export interface components {
         themeColor?: string;
       } | null;
     };
+    /** PageVersionCreatedEvent */
+    PageVersionCreatedEvent: {
+      /** @description The event id; also the webhook-id header, the same on every attempt */
+      id: string;
+      /** @constant */
+      type: 'page.version.created';
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      data: components['schemas']['VersionEventData'];
+    };
+    /** PageVersionProcessedEvent */
+    PageVersionProcessedEvent: {
+      /** @description The event id; also the webhook-id header, the same on every attempt */
+      id: string;
+      /** @constant */
+      type: 'page.version.processed';
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      data: components['schemas']['VersionEventData'];
+    };
+    /** PageVersionPublishedEvent */
+    PageVersionPublishedEvent: {
+      /** @description The event id; also the webhook-id header, the same on every attempt */
+      id: string;
+      /** @constant */
+      type: 'page.version.published';
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      data: components['schemas']['VersionEventData'];
+    };
     /** Person */
     Person: {
       personId: string;
@@ -2125,6 +2364,19 @@ export interface components {
       name: string;
       description: string;
     };
+    /**
+     * SentEventKind
+     * @description An event kind, or webhook.test for a test sent with POST …/test
+     * @enum {unknown}
+     */
+    SentEventKind:
+      | 'page.version.created'
+      | 'page.version.processed'
+      | 'page.version.published'
+      | 'form.submitted'
+      | 'form.enriched'
+      | 'form.enrichment_failed'
+      | 'webhook.test';
     /** SessionEvent */
     SessionEvent:
       | {
@@ -2278,13 +2530,19 @@ export interface components {
     };
     /** TrackerScript */
     TrackerScript: string;
+    /** VersionEventData */
+    VersionEventData: {
+      pageId: string;
+      audienceId: string;
+      version: components['schemas']['AudienceVersion'];
+    };
     /** WebhookDelivery */
     WebhookDelivery: {
       deliveryId: string;
       subscriptionId: string;
       /** @description Sent as webhook-id on every attempt */
       eventId: string;
-      eventType: components['schemas']['EventKind'];
+      eventType: components['schemas']['SentEventKind'];
       /** @enum {unknown} */
       state: 'pending' | 'succeeded' | 'failed';
       attempts: number;
@@ -2372,6 +2630,21 @@ export interface components {
       /** @description whsec_…: shown only here; verify signatures with it */
       secret: string;
     };
+    /** WebhookTestData */
+    WebhookTestData: {
+      /** @description The subscription the test was sent to */
+      subscriptionId: string;
+    };
+    /** WebhookTestEvent */
+    WebhookTestEvent: {
+      /** @description The event id; also the webhook-id header, the same on every attempt */
+      id: string;
+      /** @constant */
+      type: 'webhook.test';
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      data: components['schemas']['WebhookTestData'];
+    };
   };
   responses: never;
   parameters: never;
@@ -2381,6 +2654,7 @@ export interface components {
 }
 export type Account = components['schemas']['Account'];
 export type AccountCreate = components['schemas']['AccountCreate'];
+export type AccountFields = components['schemas']['AccountFields'];
 export type AccountRename = components['schemas']['AccountRename'];
 export type AccountSearchItem = components['schemas']['AccountSearchItem'];
 export type AccountSearchList = components['schemas']['AccountSearchList'];
@@ -2412,8 +2686,14 @@ export type File = components['schemas']['File'];
 export type FileBytes = components['schemas']['FileBytes'];
 export type FileUpload = components['schemas']['FileUpload'];
 export type FooterLinkGroup = components['schemas']['FooterLinkGroup'];
+export type FormEnrichedData = components['schemas']['FormEnrichedData'];
+export type FormEnrichedEvent = components['schemas']['FormEnrichedEvent'];
+export type FormEnrichmentFailedData = components['schemas']['FormEnrichmentFailedData'];
+export type FormEnrichmentFailedEvent = components['schemas']['FormEnrichmentFailedEvent'];
 export type FormSubmissionAccepted = components['schemas']['FormSubmissionAccepted'];
 export type FormSubmissionCreate = components['schemas']['FormSubmissionCreate'];
+export type FormSubmittedData = components['schemas']['FormSubmittedData'];
+export type FormSubmittedEvent = components['schemas']['FormSubmittedEvent'];
 export type HealthStatus = components['schemas']['HealthStatus'];
 export type Page = components['schemas']['Page'];
 export type PageCreate = components['schemas']['PageCreate'];
@@ -2428,6 +2708,9 @@ export type PageSearchList = components['schemas']['PageSearchList'];
 export type PageStatus = components['schemas']['PageStatus'];
 export type PageType = components['schemas']['PageType'];
 export type PageUpdate = components['schemas']['PageUpdate'];
+export type PageVersionCreatedEvent = components['schemas']['PageVersionCreatedEvent'];
+export type PageVersionProcessedEvent = components['schemas']['PageVersionProcessedEvent'];
+export type PageVersionPublishedEvent = components['schemas']['PageVersionPublishedEvent'];
 export type Person = components['schemas']['Person'];
 export type PersonCreate = components['schemas']['PersonCreate'];
 export type PersonDeleted = components['schemas']['PersonDeleted'];
@@ -2439,6 +2722,7 @@ export type PersonLogUpdate = components['schemas']['PersonLogUpdate'];
 export type PersonUpdate = components['schemas']['PersonUpdate'];
 export type Problem = components['schemas']['Problem'];
 export type Script = components['schemas']['Script'];
+export type SentEventKind = components['schemas']['SentEventKind'];
 export type SessionEvent = components['schemas']['SessionEvent'];
 export type SessionEventBatch = components['schemas']['SessionEventBatch'];
 export type SessionEventsAccepted = components['schemas']['SessionEventsAccepted'];
@@ -2451,6 +2735,7 @@ export type TopicEntryUpdate = components['schemas']['TopicEntryUpdate'];
 export type TopicList = components['schemas']['TopicList'];
 export type TopicUpdate = components['schemas']['TopicUpdate'];
 export type TrackerScript = components['schemas']['TrackerScript'];
+export type VersionEventData = components['schemas']['VersionEventData'];
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookDeliveryList = components['schemas']['WebhookDeliveryList'];
 export type WebhookSubscription = components['schemas']['WebhookSubscription'];
@@ -2459,6 +2744,8 @@ export type WebhookSubscriptionDeleted = components['schemas']['WebhookSubscript
 export type WebhookSubscriptionList = components['schemas']['WebhookSubscriptionList'];
 export type WebhookSubscriptionUpdate = components['schemas']['WebhookSubscriptionUpdate'];
 export type WebhookSubscriptionWithSecret = components['schemas']['WebhookSubscriptionWithSecret'];
+export type WebhookTestData = components['schemas']['WebhookTestData'];
+export type WebhookTestEvent = components['schemas']['WebhookTestEvent'];
 export type $defs = Record<string, never>;
 export interface operations {
   getHealth: {
@@ -5465,6 +5752,307 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Problem'];
         };
+      };
+    };
+  };
+  receivePageVersionCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the decoded secret>; during a secret rotation one signature per live secret, separated by spaces */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PageVersionCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: the subscription is switched off and gets nothing more */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: any 2xx within 15 s is a success */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else is retried on the retry schedule, then given up */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receivePageVersionProcessed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the decoded secret>; during a secret rotation one signature per live secret, separated by spaces */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PageVersionProcessedEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: the subscription is switched off and gets nothing more */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: any 2xx within 15 s is a success */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else is retried on the retry schedule, then given up */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receivePageVersionPublished: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the decoded secret>; during a secret rotation one signature per live secret, separated by spaces */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PageVersionPublishedEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: the subscription is switched off and gets nothing more */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: any 2xx within 15 s is a success */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else is retried on the retry schedule, then given up */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveFormSubmitted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the decoded secret>; during a secret rotation one signature per live secret, separated by spaces */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FormSubmittedEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: the subscription is switched off and gets nothing more */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: any 2xx within 15 s is a success */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else is retried on the retry schedule, then given up */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveFormEnriched: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the decoded secret>; during a secret rotation one signature per live secret, separated by spaces */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FormEnrichedEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: the subscription is switched off and gets nothing more */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: any 2xx within 15 s is a success */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else is retried on the retry schedule, then given up */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveFormEnrichmentFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the decoded secret>; during a secret rotation one signature per live secret, separated by spaces */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FormEnrichmentFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: the subscription is switched off and gets nothing more */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: any 2xx within 15 s is a success */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else is retried on the retry schedule, then given up */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  receiveWebhookTest: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event id (evt_…), the same on every attempt: deduplicate on it */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in Unix seconds */
+        'webhook-timestamp': string;
+        /** @description v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the decoded secret>; during a secret rotation one signature per live secret, separated by spaces */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookTestEvent'];
+      };
+    };
+    responses: {
+      /** @description Gone: the subscription is switched off and gets nothing more */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Received: any 2xx within 15 s is a success */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Anything else is retried on the retry schedule, then given up */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

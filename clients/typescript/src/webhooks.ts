@@ -1,16 +1,17 @@
 import { Webhook } from 'standardwebhooks';
-import type { WebhookSubscription } from './schema.ts';
+import type { webhooks } from './schema.ts';
 
-/** An event kind a subscription can select. */
-type EventKind = NonNullable<WebhookSubscription['events']>[number];
-
-/** An event as Tailor delivers it (docs/webhooks.md). */
-export interface TailorEvent {
-  id: string;
-  type: EventKind;
-  createdAt: string;
-  data: unknown;
+type EventPayload<Kind extends keyof webhooks> = webhooks[Kind]['post'] extends {
+  requestBody: { content: { 'application/json': infer Event } };
 }
+  ? Event
+  : never;
+
+/**
+ * An event as Tailor delivers it (docs/webhooks.md): one member per kind of the document's
+ * `webhooks`, told apart by `type`, so `if (event.type === 'page.version.published')` types `data`.
+ */
+export type TailorEvent = { [Kind in keyof webhooks]: EventPayload<Kind> }[keyof webhooks];
 
 /** A delivery's headers: a fetch `Headers`, or a plain record such as Node's `request.headers`. */
 export type DeliveryHeaders = Headers | Record<string, string | string[] | undefined>;
