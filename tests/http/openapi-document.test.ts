@@ -85,6 +85,8 @@ describe('the OpenAPI document', () => {
         'POST /v0/pages/{page_id}/audiences/{audience_id}/cancel',
         'POST /v0/assets/{asset_id}/restore',
         'POST /v0/webhook_subscriptions/{subscription_id}/rotate_secret',
+        'POST /v0/webhook_subscriptions/{subscription_id}/test',
+        'POST /v0/webhook_subscriptions/{subscription_id}/deliveries/{delivery_id}/retry',
       ].sort(),
     );
   });

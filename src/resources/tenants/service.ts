@@ -1,10 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.ts';
 import type { AnyTables } from '../../db/tenant-db.ts';
+import type { Caller } from '../../http/auth.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { slugOf } from '../../shared/slug.ts';
 import { toTimestamp } from '../../shared/time.ts';
+import type { CurrentTenant } from './schema.ts';
 import { findTenant, hasAnyTenant, insertTenant, type TenantRow } from './store.ts';
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
@@ -51,6 +53,13 @@ export async function getTenant(db: Kysely<AnyTables>, idOrSlug: string): Promis
   const row = await findTenant(db, idOrSlug);
   if (!row) throw notFound(`Tenant "${idOrSlug}"`);
   return present(row);
+}
+
+/** The tenant and key of an authenticated caller. */
+export async function currentTenant(db: Kysely<AnyTables>, caller: Caller | null): Promise<CurrentTenant> {
+  if (!caller) throw new AppError('missing_api_key', 'This endpoint needs an API key');
+  const { tenantId, name, slug } = await getTenant(db, caller.tenantId);
+  return { tenantId, name, slug, key: { keyId: caller.keyId, readOnly: caller.readOnly } };
 }
 
 /** Whether the database holds no tenant yet: the first start creates one. */

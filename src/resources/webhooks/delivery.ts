@@ -1,11 +1,12 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { type JobHandler, RetryAt } from '../../jobs/queue.ts';
 import { DELIVER_JOB, eventBody } from './events.ts';
-import { sendWebhook } from './sender.ts';
+import { type SendOptions, type SendResult, sendWebhook } from './sender.ts';
 import { signatureHeader } from './signature.ts';
 import {
   clearFailing,
   deactivateIfFailingSince,
+  type EventRow,
   findDelivery,
   findEvent,
   findSubscription,
@@ -50,13 +51,42 @@ async function noteFailure(db: TenantDb, subscriptionId: string, now: number, fi
   if (final) await deactivateIfFailingSince(db, subscriptionId, now - FAILING_DEACTIVATES_AFTER_MS, now);
 }
 
+/** How one attempt is made. */
+export type AttemptSettings = SendOptions;
+
 /** How deliveries are made, as the configuration says. */
-export interface DeliverySettings {
+export interface DeliverySettings extends AttemptSettings {
   /** Waits before each retry of a failed delivery; a delivery is tried once more than it has entries. */
   retryScheduleMs: number[];
-  timeoutMs: number;
-  /** Lets receivers be on loopback and private networks (local development and tests). */
-  allowPrivate: boolean;
+}
+
+/** Any 2xx is a success. */
+export const succeeded = (result: SendResult): boolean =>
+  result.status !== undefined && result.status >= 200 && result.status < 300;
+
+/**
+ * One attempt at delivering `event` to `subscription`, signed at `now` with every live secret.
+ * The address guard applies (unless `settings` allows private receivers), as for every attempt.
+ */
+export function sendEvent(
+  subscription: SubscriptionRow,
+  event: Pick<EventRow, 'id' | 'type' | 'created_at' | 'data'>,
+  settings: AttemptSettings,
+  now: number,
+): Promise<SendResult> {
+  const body = eventBody(event);
+  const timestamp = Math.floor(now / 1000);
+  return sendWebhook(
+    subscription.url,
+    body,
+    {
+      'webhook-id': event.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(liveSecrets(subscription, now), event.id, timestamp, body),
+      'user-agent': 'Tailor-Webhooks/0',
+    },
+    { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate },
+  );
 }
 
 /**
@@ -86,26 +116,14 @@ export function deliveryJob(settings: DeliverySettings): JobHandler<{ deliveryId
         });
         return;
       }
-      const body = eventBody(event);
-      const timestamp = Math.floor(now / 1000);
-      const result = await sendWebhook(
-        subscription.url,
-        body,
-        {
-          'webhook-id': event.id,
-          'webhook-timestamp': String(timestamp),
-          'webhook-signature': signatureHeader(liveSecrets(subscription, now), event.id, timestamp, body),
-          'user-agent': 'Tailor-Webhooks/0',
-        },
-        { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate },
-      );
+      const result = await sendEvent(subscription, event, settings, now);
       const done = Date.now();
       const attempt = {
         attempts: delivery.attempts + 1,
         last_status_code: result.status ?? null,
         updated_at: done,
       };
-      if (result.status !== undefined && result.status >= 200 && result.status < 300) {
+      if (succeeded(result)) {
         await updateDelivery(db, delivery.id, {
           ...attempt,
           state: 'succeeded',

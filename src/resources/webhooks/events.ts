@@ -68,8 +68,11 @@ export async function recordEvent(db: TenantDb, type: EventType, data: object): 
       delivered_at: null,
     }));
   await insertDeliveries(db, deliveries);
-  for (const delivery of deliveries) {
-    await enqueue(db, DELIVER_JOB, { deliveryId: delivery.id }, { maxAttempts: DELIVERY_JOB_ATTEMPTS });
-  }
+  for (const delivery of deliveries) await enqueueDelivery(db, delivery.id);
   return id;
+}
+
+/** Queues the job that attempts a pending delivery, in the caller's transaction. */
+export async function enqueueDelivery(db: TenantDb, deliveryId: string): Promise<void> {
+  await enqueue(db, DELIVER_JOB, { deliveryId }, { maxAttempts: DELIVERY_JOB_ATTEMPTS });
 }

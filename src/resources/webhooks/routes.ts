@@ -2,8 +2,10 @@ import { paginate } from '../../http/pagination.ts';
 import { EmptyBody } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import {
+  DeliveryParams,
   SubscriptionDeleted,
   SubscriptionParams,
+  WebhookDelivery,
   WebhookDeliveryList,
   WebhookListQuery,
   WebhookSubscription,
@@ -18,15 +20,20 @@ import {
   listAllSubscriptions,
   listSubscriptionDeliveries,
   removeSubscription,
+  retryDelivery,
   rotateSecret,
+  sendTestEvent,
   updateSubscriptionFields,
 } from './service.ts';
 
 const tags = ['Webhooks'];
 const BASE = '/v0/webhook_subscriptions';
+/** A test waits for the receiver as long as the contract gives any receiver: 15 s (decisions §5). */
+const TEST_TIMEOUT_MS = 15_000;
 
 export async function webhookRoutes(api: Api): Promise<void> {
   const policy = { allowPrivate: api.allowPrivateWebhooks };
+  const testSettings = { timeoutMs: TEST_TIMEOUT_MS, allowPrivate: api.allowPrivateWebhooks };
 
   api.post(
     BASE,
@@ -143,6 +150,43 @@ export async function webhookRoutes(api: Api): Promise<void> {
       return paginate(request, { subscriptionId }, (page) =>
         listSubscriptionDeliveries(request.tenantDb, subscriptionId, page),
       );
+    },
+  );
+
+  api.post(
+    `${BASE}/:subscription_id/test`,
+    {
+      schema: {
+        tags,
+        operationId: 'testWebhookSubscription',
+        summary: 'Send a test event',
+        description:
+          'Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events` and even when it is switched off, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; it is in the delivery log, where it can be retried.',
+        params: SubscriptionParams,
+        body: EmptyBody,
+        response: { 200: WebhookDelivery },
+      },
+    },
+    (request) => sendTestEvent(request.tenantDb, request.params.subscription_id, testSettings),
+  );
+
+  api.post(
+    `${BASE}/:subscription_id/deliveries/:delivery_id/retry`,
+    {
+      schema: {
+        tags,
+        operationId: 'retryWebhookDelivery',
+        summary: 'Retry a delivery',
+        description:
+          'Queues a new attempt of a failed or succeeded delivery, with the same event and webhook-id; answers 202 with the delivery, pending. Should the attempt fail, the retry schedule goes on from the attempts already made. 409 `invalid_state` while the delivery is pending or the subscription is switched off.',
+        params: DeliveryParams,
+        body: EmptyBody,
+        response: { 202: WebhookDelivery },
+      },
+    },
+    async (request, reply) => {
+      const { subscription_id: subscriptionId, delivery_id: deliveryId } = request.params;
+      return reply.code(202).send(await retryDelivery(request.tenantDb, subscriptionId, deliveryId));
     },
   );
 }

@@ -84,6 +84,7 @@ export const WebhookSubscriptionList = PagedList(WebhookSubscription, { title: '
 export const WebhookDeliveryList = PagedList(WebhookDelivery, { title: 'WebhookDeliveryList' });
 export const WebhookListQuery = Type.Object({ ...PageQuery });
 export const SubscriptionParams = IdParams('subscription_id');
+export const DeliveryParams = IdParams('subscription_id', 'delivery_id');
 export const SubscriptionDeleted = Type.Object(
   {
     subscriptionId: Type.String(),

@@ -1,24 +1,32 @@
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidField, notFound } from '../../shared/errors.ts';
+import { invalidField, invalidState, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { assertPublicUrl } from './address-guard.ts';
+import { type AttemptSettings, sendEvent, succeeded } from './delivery.ts';
+import { enqueueDelivery, WEBHOOK_TEST_EVENT } from './events.ts';
 import type {
   WebhookDelivery,
   WebhookSubscription,
   WebhookSubscriptionCreate,
   WebhookSubscriptionUpdate,
   WebhookSubscriptionWithSecret,
+  WebhookTestData,
 } from './schema.ts';
 import { newSecret } from './signature.ts';
 import {
+  type DeliveryRow,
   type DeliveryWithEvent,
   deleteSubscription,
   findSubscription,
+  findSubscriptionDelivery,
+  insertDeliveries,
+  insertEvent,
   insertSubscription,
   listDeliveries,
   listSubscriptions,
+  reopenDelivery,
   type SubscriptionChanges,
   type SubscriptionRow,
   updateSubscription,
@@ -167,4 +175,70 @@ export async function listSubscriptionDeliveries(
 ): Promise<Paged<WebhookDelivery>> {
   await requireSubscription(db, id);
   return mapPaged(await listDeliveries(db, id, page), presentDelivery);
+}
+
+/**
+ * Sends a signed `webhook.test` event to the subscription now, whatever kinds it selects and even
+ * when it is switched off, and answers the delivery as it ended. The test is tried once, not
+ * retried; it is in the subscription's delivery log (and can be retried from there), but leaves
+ * the subscription's failure record and `active` alone: a test probes the receiver, it does not
+ * judge it.
+ */
+export async function sendTestEvent(
+  db: TenantDb,
+  id: string,
+  settings: AttemptSettings,
+): Promise<WebhookDelivery> {
+  const subscription = await requireSubscription(db, id);
+  const now = Date.now();
+  const data: WebhookTestData = { subscriptionId: subscription.id };
+  const event = { id: newId('evt'), type: WEBHOOK_TEST_EVENT, data: JSON.stringify(data), created_at: now };
+  const result = await sendEvent(subscription, event, settings, now);
+  const done = Date.now();
+  const delivery: DeliveryRow = {
+    id: newId('delivery'),
+    event_id: event.id,
+    subscription_id: subscription.id,
+    state: succeeded(result) ? 'succeeded' : 'failed',
+    attempts: 1,
+    last_status_code: result.status ?? null,
+    last_error: succeeded(result) ? null : (result.error ?? `the receiver answered ${result.status}`),
+    next_attempt_at: null,
+    created_at: now,
+    updated_at: done,
+    delivered_at: succeeded(result) ? done : null,
+  };
+  await db.transaction(async (tx) => {
+    await insertEvent(tx, event);
+    await insertDeliveries(tx, [delivery]);
+  });
+  return presentDelivery({ ...delivery, event_type: event.type });
+}
+
+/**
+ * Queues a new attempt of a finished delivery (failed or succeeded), with the same event and so the
+ * same webhook-id. It is then made like any attempt: should it fail, the retry schedule goes on
+ * from the attempts already made (a delivery that used them all is tried just this once). 409 while
+ * the delivery is pending or the subscription is switched off.
+ */
+export async function retryDelivery(
+  db: TenantDb,
+  subscriptionId: string,
+  deliveryId: string,
+): Promise<WebhookDelivery> {
+  const subscription = await requireSubscription(db, subscriptionId);
+  const found = await findSubscriptionDelivery(db, subscriptionId, deliveryId);
+  if (!found) throw notFound(`Delivery ${deliveryId}`);
+  if (subscription.active !== 1) {
+    throw invalidState('The subscription is switched off (active: false); switch it on to retry');
+  }
+  await db.transaction(async (tx) => {
+    if (!(await reopenDelivery(tx, deliveryId, Date.now()))) {
+      throw invalidState('The delivery is still pending: it will be attempted on its own');
+    }
+    await enqueueDelivery(tx, deliveryId);
+  });
+  return presentDelivery(
+    (await findSubscriptionDelivery(db, subscriptionId, deliveryId)) as DeliveryWithEvent,
+  );
 }

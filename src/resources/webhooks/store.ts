@@ -162,6 +162,36 @@ export async function updateDelivery(
   await db.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
 }
 
+/** A delivery of the subscription, with its event's kind; undefined when the subscription has none of that id. */
+export function findSubscriptionDelivery(
+  db: TenantDb<WebhooksTables>,
+  subscriptionId: string,
+  id: string,
+): Promise<DeliveryWithEvent | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+    .select([...DELIVERY_COLUMNS, 'events.type as event_type'])
+    .where('webhook_deliveries.subscription_id', '=', subscriptionId)
+    .where('webhook_deliveries.id', '=', id)
+    .executeTakeFirst();
+}
+
+/** Makes a finished delivery pending again, due at `now`; false when it is pending already. */
+export async function reopenDelivery(
+  db: TenantDb<WebhooksTables>,
+  id: string,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ state: 'pending', next_attempt_at: now, delivered_at: null, updated_at: now })
+    .where('id', '=', id)
+    .where('state', '!=', 'pending')
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 export async function listDeliveries(
   db: TenantDb<WebhooksTables>,
   subscriptionId: string,

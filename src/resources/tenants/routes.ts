@@ -1,0 +1,21 @@
+import type { Api } from '../../http/types.ts';
+import { CurrentTenant } from './schema.ts';
+import { currentTenant } from './service.ts';
+
+/** GET /v0/tenant: who the API key is, for any key. */
+export async function tenantRoutes(api: Api): Promise<void> {
+  api.get(
+    '/v0/tenant',
+    {
+      schema: {
+        tags: ['Tenant'],
+        operationId: 'getTenant',
+        summary: "The caller's tenant and key",
+        description:
+          'The tenant the API key belongs to (its slug makes public page URLs: /p/{slug}{path}) and the key itself. Any live key may ask, read-only ones too.',
+        response: { 200: CurrentTenant },
+      },
+    },
+    (request) => currentTenant(api.database.acrossTenants, request.caller),
+  );
+}
