@@ -1,0 +1,274 @@
+import type { Audience, AudienceVersionWithContent } from '@tailor/client';
+import { useState } from 'preact/hooks';
+import { unwrap } from '../../api.ts';
+import { StatusBadge, Time } from '../../components/format.tsx';
+import { ViewHead } from '../../components/layout.tsx';
+import { PagedList } from '../../components/paged-list.tsx';
+import { ProblemMessage } from '../../components/problem.tsx';
+import { useAction, useInterval, useLoad } from '../../hooks.ts';
+import { Link } from '../../router.tsx';
+import { useSession, Writable } from '../../session.tsx';
+import { LinkCreate, LinkList } from '../page-links/links.tsx';
+import { GENERATING } from '../pages/detail.tsx';
+import { HoldoutField } from './holdout.tsx';
+
+const LIVE_MS = 1500;
+const STEPS = ['queued', 'processing', 'draft'] as const;
+
+type AudienceAction = 'publish' | 'cancel' | 'versions';
+
+interface Ids {
+  pageId: string;
+  audienceId: string;
+}
+
+/** Where the latest version stands on its way to draft, said as steps (a retry waits as "pending"). */
+function Progress({ state }: { state: string }) {
+  const at = state === 'pending' ? 0 : STEPS.indexOf(state as (typeof STEPS)[number]);
+  return (
+    <ol class="progress" aria-label="Generation progress">
+      {STEPS.map((step, index) => (
+        <li
+          key={step}
+          class={index < at ? 'done' : undefined}
+          aria-current={index === at ? 'step' : undefined}
+        >
+          {step === 'queued' && state === 'pending' ? 'retrying' : step}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+export function AudienceDetail({ pageId, audienceId }: Ids) {
+  const { client } = useSession();
+  const path = { params: { path: { page_id: pageId, audience_id: audienceId } } };
+  const audience = useLoad(
+    () => unwrap(client.GET('/v0/pages/{page_id}/audiences/{audience_id}', path)),
+    [audienceId],
+  );
+  const page = useLoad(
+    () => unwrap(client.GET('/v0/pages/{page_id}', { params: { path: { page_id: pageId } } })),
+    [pageId],
+  );
+  const [versionsShown, setVersionsShown] = useState(0);
+  const [linksMade, setLinksMade] = useState(0);
+  const generating = audience.data ? GENERATING.has(audience.data.status) : false;
+
+  // Live progress: while the latest version is being generated, the audience and its versions are
+  // read again until it is a draft (or cancelled).
+  useInterval(
+    () => {
+      void audience.reload();
+      setVersionsShown((count) => count + 1);
+    },
+    LIVE_MS,
+    generating,
+  );
+
+  const act = useAction(async (action: AudienceAction) => {
+    audience.set(await unwrap(client.POST(`/v0/pages/{page_id}/audiences/{audience_id}/${action}`, path)));
+    setVersionsShown((count) => count + 1);
+  });
+  const archive = useAction(async () => {
+    audience.set(await unwrap(client.DELETE('/v0/pages/{page_id}/audiences/{audience_id}', path)));
+  });
+
+  const data = audience.data;
+  return (
+    <>
+      <ViewHead
+        title={data?.effectiveName ?? 'Audience'}
+        trail={
+          <>
+            <Link href="/pages">Pages</Link> ›{' '}
+            <Link href={`/pages/${pageId}`}>{page.data?.name ?? 'Page'}</Link>
+          </>
+        }
+      >
+        {data && data.status !== 'archived' && (
+          <Writable>
+            {data.status === 'draft' && (
+              <button type="button" class="primary" disabled={act.pending} onClick={() => act.run('publish')}>
+                Publish version {data.latestVersion.versionNumber}
+              </button>
+            )}
+            {generating ? (
+              <button type="button" disabled={act.pending} onClick={() => act.run('cancel')}>
+                Cancel generation
+              </button>
+            ) : (
+              <button type="button" disabled={act.pending} onClick={() => act.run('versions')}>
+                Generate a new version
+              </button>
+            )}
+            <ArchiveButton onArchive={archive.run} pending={archive.pending} />
+          </Writable>
+        )}
+      </ViewHead>
+      <ProblemMessage failure={audience.failure ?? act.failure ?? archive.failure} />
+      {data && <AudienceFacts audience={data} />}
+      {data && data.status !== 'archived' && (
+        <Writable>
+          <HoldoutForm ids={{ pageId, audienceId }} audience={data} onSaved={audience.set} />
+        </Writable>
+      )}
+      <section aria-labelledby="versions-heading">
+        <h2 id="versions-heading">Versions</h2>
+        <VersionList ids={{ pageId, audienceId }} version={versionsShown} />
+      </section>
+      <section aria-labelledby="links-heading">
+        <h2 id="links-heading">Page links</h2>
+        {data && data.status !== 'archived' && (
+          <Writable>
+            <LinkCreate audienceId={audienceId} onCreated={() => setLinksMade((count) => count + 1)} />
+          </Writable>
+        )}
+        <LinkList audienceId={audienceId} version={linksMade} />
+      </section>
+    </>
+  );
+}
+
+/** Archiving cannot be undone, so it asks once more, in place. */
+function ArchiveButton({ onArchive, pending }: { onArchive: () => void; pending: boolean }) {
+  const [confirming, setConfirming] = useState(false);
+  if (!confirming)
+    return (
+      <button type="button" class="danger" onClick={() => setConfirming(true)}>
+        Archive
+      </button>
+    );
+  return (
+    <span class="actions">
+      <span>Archive it for good?</span>
+      <button type="button" class="danger" disabled={pending} onClick={onArchive}>
+        Yes, archive
+      </button>
+      <button type="button" onClick={() => setConfirming(false)}>
+        Keep it
+      </button>
+    </span>
+  );
+}
+
+function AudienceFacts({ audience }: { audience: Audience }) {
+  const generating = GENERATING.has(audience.status);
+  return (
+    <div class="card">
+      <dl class="facts">
+        <div>
+          <dt>Latest version</dt>
+          <dd>
+            {audience.latestVersion.versionNumber} <StatusBadge status={audience.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>Visitors see</dt>
+          <dd>version {audience.publishedVersion.versionNumber}</dd>
+        </div>
+        <div>
+          <dt>Holdout</dt>
+          <dd>{audience.holdoutPercent} % see the baseline</dd>
+        </div>
+        <div>
+          <dt>For</dt>
+          <dd>{audience.computedName}</dd>
+        </div>
+        <div>
+          <dt>Created</dt>
+          <dd>
+            <Time at={audience.createdAt} />
+          </dd>
+        </div>
+      </dl>
+      {generating && (
+        <div class="field" aria-live="polite">
+          <p>Generating version {audience.latestVersion.versionNumber}…</p>
+          <Progress state={audience.status} />
+        </div>
+      )}
+    </div>
+  );
+}
+
+function HoldoutForm({
+  ids,
+  audience,
+  onSaved,
+}: {
+  ids: Ids;
+  audience: Audience;
+  onSaved: (a: Audience) => void;
+}) {
+  const { client } = useSession();
+  const [holdoutPercent, setHoldout] = useState(audience.holdoutPercent);
+  const save = useAction(async () => {
+    onSaved(
+      await unwrap(
+        client.PATCH('/v0/pages/{page_id}/audiences/{audience_id}', {
+          params: { path: { page_id: ids.pageId, audience_id: ids.audienceId } },
+          body: { holdoutPercent },
+        }),
+      ),
+    );
+  });
+  return (
+    <form
+      class="card search"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void save.run();
+      }}
+    >
+      <HoldoutField value={holdoutPercent} onValue={setHoldout} failure={save.failure} />
+      <button type="submit" disabled={save.pending || holdoutPercent === audience.holdoutPercent}>
+        Save holdout
+      </button>
+    </form>
+  );
+}
+
+function VersionList({ ids, version }: { ids: Ids; version: number }) {
+  const { client } = useSession();
+  const previewHref = (item: AudienceVersionWithContent) =>
+    `/pages/${ids.pageId}/audiences/${ids.audienceId}/versions/${item.versionId}`;
+  return (
+    <PagedList<AudienceVersionWithContent>
+      caption="Versions"
+      deps={[ids.audienceId, version]}
+      load={(cursor) =>
+        unwrap(
+          client.GET('/v0/pages/{page_id}/audiences/{audience_id}/versions', {
+            params: { path: { page_id: ids.pageId, audience_id: ids.audienceId }, query: { cursor } },
+          }),
+        )
+      }
+      rowKey={(item) => item.versionId}
+      empty="No version yet."
+      columns={[
+        {
+          label: 'Version',
+          cell: (item) => (item.versionNumber === 0 ? '0 (baseline)' : String(item.versionNumber)),
+        },
+        { label: 'State', cell: (item) => <StatusBadge status={item.state} /> },
+        { label: 'Queued', cell: (item) => <Time at={item.queuedAt ?? item.createdAt} /> },
+        { label: 'Draft', cell: (item) => <Time at={item.becameDraftAt} /> },
+        { label: 'Published', cell: (item) => <Time at={item.publishedAt} /> },
+        {
+          label: 'Ended',
+          cell: (item) => <Time at={item.cancelledAt ?? item.obsoleteAt ?? item.archivedAt} />,
+        },
+        {
+          label: 'Preview',
+          cell: (item) =>
+            item.content || item.versionNumber === 0 ? (
+              <Link href={previewHref(item)}>Preview v{item.versionNumber}</Link>
+            ) : (
+              <span class="muted">not generated yet</span>
+            ),
+        },
+      ]}
+    />
+  );
+}

@@ -1,0 +1,32 @@
+import type { Failure } from '../../api.ts';
+import { Field, TextInput } from '../../components/forms.tsx';
+
+interface HoldoutFieldProps {
+  value: number;
+  onValue: (value: number) => void;
+  failure: Failure | null;
+}
+
+/** `holdoutPercent`: the share of visitors kept on the baseline to measure lift (0–50). */
+export function HoldoutField({ value, onValue, failure }: HoldoutFieldProps) {
+  return (
+    <Field
+      label="Holdout (%)"
+      name="holdoutPercent"
+      failure={failure}
+      hint="0 to 50: this share of visitors sees the page unpersonalized, so that lift can be measured"
+    >
+      {(control) => (
+        <TextInput
+          {...control}
+          type="number"
+          inputMode="numeric"
+          min={0}
+          max={50}
+          value={String(value)}
+          onValue={(text) => onValue(Number(text))}
+        />
+      )}
+    </Field>
+  );
+}

@@ -1,0 +1,125 @@
+import type { PageLink } from '@tailor/client';
+import { useState } from 'preact/hooks';
+import { unwrap } from '../../api.ts';
+import { CopyField } from '../../components/copy.tsx';
+import { Time } from '../../components/format.tsx';
+import { Field, TextInput } from '../../components/forms.tsx';
+import { PagedList } from '../../components/paged-list.tsx';
+import { ProblemMessage } from '../../components/problem.tsx';
+import { useAction } from '../../hooks.ts';
+import { type Session, useSession, Writable } from '../../session.tsx';
+
+/** Where visitors open a link: this server's /p/{tenant slug}{path} (docs/public-pages.md). */
+export function publicUrl({ tenant }: Session, path: string): string {
+  return `${location.origin}/p/${tenant.slug}${path === '/' ? '' : path}`;
+}
+
+interface LinkListProps {
+  /** Only the links to this audience; every link of the tenant when absent. */
+  audienceId?: string;
+  /** Changes when a link was made, to list it. */
+  version: number;
+}
+
+/** Page links, newest first, each with its public URL to copy; deleted ones say so. */
+export function LinkList({ audienceId, version }: LinkListProps) {
+  const session = useSession();
+  const [removed, setRemoved] = useState(0);
+  const remove = useAction(async (link: PageLink) => {
+    await unwrap(
+      session.client.DELETE('/v0/page_links/{page_link_id}', {
+        params: { path: { page_link_id: link.pageLinkId } },
+      }),
+    );
+    setRemoved((count) => count + 1);
+  });
+  return (
+    <>
+      <ProblemMessage failure={remove.failure} />
+      <PagedList<PageLink>
+        caption="Page links"
+        deps={[audienceId, version, removed]}
+        load={(cursor) =>
+          unwrap(
+            session.client.GET('/v0/page_links', {
+              params: { query: { cursor, ...(audienceId ? { audienceId } : {}) } },
+            }),
+          )
+        }
+        rowKey={(link) => link.pageLinkId}
+        empty="No page link yet: make one to show this audience's page to visitors."
+        columns={[
+          {
+            label: 'Public address',
+            cell: (link) =>
+              link.deletedAt ? (
+                <span class="muted">{link.path} (deleted)</span>
+              ) : (
+                <CopyField label={`Public address of ${link.path}`} value={publicUrl(session, link.path)} />
+              ),
+          },
+          ...(audienceId
+            ? []
+            : [{ label: 'Audience', cell: (link: PageLink) => <code>{link.target.audienceId}</code> }]),
+          { label: 'Created', cell: (link) => <Time at={link.createdAt} /> },
+          {
+            label: 'Actions',
+            cell: (link) => (
+              <div class="actions">
+                {!link.deletedAt && (
+                  <a href={publicUrl(session, link.path)} target="_blank" rel="noopener noreferrer">
+                    Open
+                  </a>
+                )}
+                {!link.deletedAt && (
+                  <Writable>
+                    <button type="button" disabled={remove.pending} onClick={() => remove.run(link)}>
+                      Delete
+                    </button>
+                  </Writable>
+                )}
+              </div>
+            ),
+          },
+        ]}
+      />
+    </>
+  );
+}
+
+/** Makes a page link to `audienceId` at a path the user picks. */
+export function LinkCreate({ audienceId, onCreated }: { audienceId: string; onCreated: () => void }) {
+  const { client } = useSession();
+  const [path, setPath] = useState('/');
+  const create = useAction(async () => {
+    await unwrap(
+      client.POST('/v0/page_links', { body: { path, target: { targetType: 'audience', audienceId } } }),
+    );
+    setPath('/');
+    onCreated();
+  });
+  return (
+    <form
+      class="search"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void create.run();
+      }}
+    >
+      <Field
+        label="Link path"
+        name="path"
+        failure={create.failure}
+        hint="Starts with /; lowercase letters, digits, . _ ~ - between slashes"
+      >
+        {(control) => <TextInput {...control} required value={path} onValue={setPath} />}
+      </Field>
+      <button class="primary" type="submit" disabled={create.pending}>
+        Create link
+      </button>
+      <div class="field">
+        <ProblemMessage failure={create.failure} />
+      </div>
+    </form>
+  );
+}

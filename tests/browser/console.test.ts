@@ -1,0 +1,210 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey } from '../../src/resources/api-keys/service.ts';
+import { hasChromium, launchChromium } from '../helpers/browser.ts';
+import { checkView, openConsole, signIn, VIEWPORTS, type ViewportName } from '../helpers/console.ts';
+import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
+import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+
+let server: TestServer;
+let api: Client;
+let browser: Browser;
+/** A published page with a generated, published audience and a link, made through the API. */
+let sample: LinkedPage;
+
+async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
+  const answer = await response;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  return answer.body;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  api = await server.newTenant();
+  await ok(api.post('/v0/persons', { name: 'Jane Doe', email: 'jane@globex.example' }), 201);
+  const person = await ok(api.post('/v0/persons', { name: 'Sam Lee', email: 'sam@initech.example' }), 201);
+  sample = await publishLinkedPage(server, api, {
+    path: '/sample/sam',
+    audience: { personId: person.personId },
+  });
+  if (hasChromium) browser = await launchChromium();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('serving /console', () => {
+  it('answers the app with a strict CSP, no caching of index.html and a year of caching for hashed assets', async () => {
+    const index = await server.anonymous().get('/console');
+    expect(index.status).toBe(200);
+    const policy = index.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("connect-src 'self'");
+    expect(policy).toMatch(/style-src 'self' 'nonce-[A-Za-z0-9+/=]{24}'/);
+    expect(policy).not.toContain('unsafe-inline');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+    const nonce = /'nonce-([^']+)'/.exec(policy)?.[1];
+    expect(index.body).toContain(`content="${nonce}"`);
+    expect((await server.anonymous().get('/console')).headers.get('content-security-policy')).not.toBe(
+      policy,
+    );
+
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(index.body)?.[1] ?? '';
+    const asset = await server.anonymous().get(script);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers.get('content-security-policy')).toContain("script-src 'self'");
+
+    const route = await server.anonymous().get('/console/pages/page_unknown');
+    expect(route.status).toBe(200);
+    expect(route.body).toContain('<div id="app">');
+  });
+
+  it('answers a missing asset with a 404 problem, and stays out of the OpenAPI document', async () => {
+    const missing = await server.anonymous().get('/console/assets/nothing.js');
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('not_found');
+    const document = await server.anonymous().get('/v0/openapi.json');
+    expect(Object.keys(document.body.paths).filter((path) => path.startsWith('/console'))).toEqual([]);
+  });
+});
+
+describe.skipIf(!hasChromium)('the console in Chromium', () => {
+  it('tells a wrong key so, and keeps the key in the tab only', async () => {
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await page.getByLabel('API key').fill('tlr_not-a-real-key-not-a-real-key-not-a-real');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('This key was not accepted');
+    await checkView(page, 'sign-in-refused', 'desktop');
+
+    await signIn(page, api.apiKey as string);
+    expect(await page.evaluate('document.cookie')).toBe('');
+    expect(await page.evaluate('Object.keys(localStorage)')).toEqual([]);
+    expect(page.url()).not.toContain('tlr_');
+    await page.reload();
+    await page.getByRole('navigation', { name: 'Console' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('status').filter({ hasText: 'You are signed out' }).waitFor();
+    expect(await page.evaluate('Object.keys(sessionStorage)')).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('takes a page from creation to a visited public page', async () => {
+    const worker = server.worker();
+    worker.start();
+    try {
+      const { page, cspViolations } = await openConsole(browser, server.url);
+      await signIn(page, api.apiKey as string);
+
+      await page.getByRole('link', { name: 'New page' }).click();
+      await page.getByLabel('Name', { exact: true }).fill('Autumn launch');
+      await page
+        .getByLabel('What the page is about')
+        .fill('Tailor helps retailers grow. It personalizes every page.');
+      await page.getByRole('button', { name: 'Create the page' }).click();
+      await page.getByRole('heading', { name: 'Autumn launch' }).waitFor();
+      await page.getByRole('button', { name: 'Publish' }).click();
+      await page.getByText('published', { exact: true }).waitFor();
+
+      await page.getByRole('link', { name: 'New audience' }).click();
+      await page.getByLabel('Find the person').fill('jane@globex.example');
+      await page.getByLabel(/Jane Doe/).check();
+      await page.getByRole('button', { name: 'Create and generate' }).click();
+      // The version reaches draft without a reload, through its states.
+      await page.getByRole('button', { name: 'Publish version 1' }).waitFor({ timeout: 20_000 });
+
+      await page.getByRole('link', { name: 'Preview v1' }).click();
+      const frames = page.locator('iframe');
+      await expect.poll(() => frames.count()).toBe(2);
+      const version = page.frameLocator('iframe').first();
+      await version.locator('h1').waitFor();
+      expect(await frames.first().getAttribute('sandbox')).toBe('');
+      await page.goBack();
+
+      await page.getByRole('button', { name: 'Publish version 1' }).click();
+      await page.getByText('version 1', { exact: true }).waitFor();
+      await page.getByLabel('Link path').fill('/autumn/jane');
+      await page.getByRole('button', { name: 'Create link' }).click();
+      const address = page.getByLabel('Public address of /autumn/jane');
+      await address.waitFor();
+      const publicUrl = await address.inputValue();
+      expect(publicUrl).toMatch(/\/p\/[a-z0-9-]+\/autumn\/jane$/);
+
+      const visitor = await browser.newPage();
+      const visit = await visitor.goto(publicUrl);
+      expect(visit?.status()).toBe(200);
+      await visitor.getByRole('heading', { level: 1 }).waitFor();
+      await visitor.close();
+      expect(cspViolations).toEqual([]);
+      await page.close();
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  it('shows a read-only key no control that writes', async () => {
+    const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, readOnly.apiKey);
+    await page.getByText('read-only key').waitFor();
+    const views = [
+      '/pages',
+      `/pages/${sample.pageId}`,
+      `/pages/${sample.pageId}/audiences/${sample.audienceId}`,
+      '/page-links',
+    ];
+    for (const view of views) {
+      await page.goto(`${server.url}/console${view}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.waitForLoadState('networkidle');
+      const writes = page.getByRole('button', {
+        name: /publish|archive|restore|create|new|delete|save|cancel|generate/i,
+      });
+      expect(await writes.count(), view).toBe(0);
+      expect(await page.getByRole('link', { name: /new|edit/i }).count(), view).toBe(0);
+      expect(await page.locator('form').count(), view).toBe(0);
+    }
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+    it(`shows every view at ${viewport} width without sideways scroll or a serious axe-core violation`, async () => {
+      const { page, cspViolations } = await openConsole(browser, server.url, viewport);
+      await checkView(page, 'sign-in', viewport);
+      await signIn(page, api.apiKey as string);
+      const audience = `/pages/${sample.pageId}/audiences/${sample.audienceId}`;
+      const versions = await ok(
+        api.get(`/v0/pages/${sample.pageId}/audiences/${sample.audienceId}/versions`),
+      );
+      const views: [string, string][] = [
+        ['pages', '/pages'],
+        ['page-new', '/pages/new'],
+        ['page', `/pages/${sample.pageId}`],
+        ['page-edit', `/pages/${sample.pageId}/edit`],
+        ['audience-new', `/pages/${sample.pageId}/audiences/new`],
+        ['audience', audience],
+        ['preview', `${audience}/versions/${versions.items[0].versionId}`],
+        ['page-links', '/page-links'],
+      ];
+      for (const [name, view] of views) {
+        await goTo(page, view);
+        await checkView(page, name, viewport);
+      }
+      expect(cspViolations).toEqual([]);
+      await page.close();
+    });
+  }
+});
+
+/** Moves within the app as a click on a link would (no reload, the key stays in the tab). */
+async function goTo(page: Page, view: string): Promise<void> {
+  await page.evaluate(
+    `history.pushState(null, '', '/console${view}'); dispatchEvent(new PopStateEvent('popstate'))`,
+  );
+  await page.getByRole('heading', { level: 1 }).first().waitFor();
+}

@@ -1,0 +1,77 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+/** The widths the console is checked at: a desktop, and a small phone. */
+export const VIEWPORTS = {
+  desktop: { width: 1280, height: 900 },
+  phone: { width: 375, height: 740 },
+} as const;
+export type ViewportName = keyof typeof VIEWPORTS;
+
+/** Where screenshots of every view go, to be looked at (not kept in the repository). */
+export const SHOTS = '/tmp/console-shots';
+
+const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** A browser tab on the console, with what its log said about the Content-Security-Policy. */
+export interface ConsoleTab {
+  page: Page;
+  /** Console messages and page errors that name the Content-Security-Policy: there must be none. */
+  cspViolations: string[];
+}
+
+export async function openConsole(
+  browser: Browser,
+  serverUrl: string,
+  viewport: ViewportName = 'desktop',
+): Promise<ConsoleTab> {
+  const page = await browser.newPage({ viewport: VIEWPORTS[viewport] });
+  const cspViolations: string[] = [];
+  page.on('console', (message) => {
+    if (/content security policy/i.test(message.text())) cspViolations.push(message.text());
+  });
+  page.on('pageerror', (error) => cspViolations.push(`page error: ${error.message}`));
+  await page.goto(`${serverUrl}/console`);
+  return { page, cspViolations };
+}
+
+/** Signs in with `apiKey` and waits for the console's navigation. */
+export async function signIn(page: Page, apiKey: string): Promise<void> {
+  await page.getByLabel('API key').fill(apiKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).waitFor();
+}
+
+/**
+ * axe-core's serious and critical violations on the page as it is. axe is evaluated through the
+ * DevTools protocol, which the page's CSP does not govern, so the policy under test stays as served.
+ */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations: { id: string; impact: string; targets: string[] }[] = await page.evaluate(`
+    axe.run(document).then((result) => result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      targets: violation.nodes.map((node) => node.target.join(' ')).slice(0, 3),
+    })))`);
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => `${violation.id}: ${violation.targets.join(', ')}`);
+}
+
+/**
+ * What every view must hold at every width: no sideways scroll, no serious or critical axe-core
+ * violation; and a full-page screenshot named `name` to look at.
+ */
+export async function checkView(page: Page, name: string, viewport: ViewportName): Promise<void> {
+  await page.waitForLoadState('networkidle');
+  expect(
+    await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
+    `${name} at ${viewport} scrolls sideways`,
+  ).toBe(true);
+  expect(await seriousViolations(page), `${name} at ${viewport}`).toEqual([]);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: `${SHOTS}/${name}-${viewport}.png`, fullPage: true });
+}
