@@ -46,13 +46,17 @@ export const AccountCreate = Type.Object(
     }),
     name: Type.Optional(AccountName),
   },
-  { title: 'AccountCreate', additionalProperties: false },
+  {
+    title: 'AccountCreate',
+    examples: [{ domain: 'https://www.northwind-outfitters.com/about', name: 'Northwind Outfitters' }],
+    additionalProperties: false,
+  },
 );
 export type AccountCreate = Static<typeof AccountCreate>;
 
 export const AccountRename = Type.Object(
   { name: AccountName },
-  { title: 'AccountRename', additionalProperties: false },
+  { title: 'AccountRename', examples: [{ name: 'Northwind Outfitters Inc.' }], additionalProperties: false },
 );
 
 export const AccountSearchQuery = Type.Object({

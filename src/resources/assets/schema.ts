@@ -64,7 +64,19 @@ export const AssetCreate = Type.Object(
     ),
     hidden: Type.Optional(Type.Boolean({ default: false })),
   },
-  { title: 'AssetCreate', additionalProperties: false },
+  {
+    title: 'AssetCreate',
+    examples: [
+      {
+        assetType: 'image',
+        name: 'Northwind Outfitters logo',
+        purpose: 'Customer logo for the social proof strip',
+        fileId: 'file_01jdq2zh8c5n7r3t9v1w4x6y8a',
+        hidden: false,
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type AssetCreate = Static<typeof AssetCreate>;
 

@@ -153,7 +153,20 @@ export const AudienceCreate = Type.Object(
     ),
     holdoutPercent: Type.Optional({ ...editable.holdoutPercent, default: 0 }),
   },
-  { title: 'AudienceCreate', additionalProperties: false },
+  {
+    title: 'AudienceCreate',
+    examples: [
+      {
+        customName: 'Maya Chen at Northwind',
+        personId: 'person_01jdq3m9x4t6v8w2yz5k7n1p3r',
+        supplementaryContext:
+          'Maya leads e-commerce at Northwind Outfitters. At NRF she asked how pages stay on brand and whether they work with Shopify Plus.',
+        autoPublish: false,
+        holdoutPercent: 10,
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type AudienceCreate = Static<typeof AudienceCreate>;
 
@@ -169,7 +182,17 @@ export const AudienceUpdate = Type.Object(
     autoPublish: Type.Optional(Type.Boolean()),
     holdoutPercent: Type.Optional(editable.holdoutPercent),
   },
-  { title: 'AudienceUpdate', additionalProperties: false },
+  {
+    title: 'AudienceUpdate',
+    examples: [
+      {
+        supplementaryContext:
+          'Maya leads e-commerce at Northwind Outfitters and owns the spring collection launch; lead with the Shopify Plus integration.',
+        autoPublish: true,
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type AudienceUpdate = Static<typeof AudienceUpdate>;
 

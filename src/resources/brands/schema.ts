@@ -41,7 +41,20 @@ export const BrandInput = Type.Object(
       Type.String({ maxLength: 500, description: "Shown in the footer of the brand's pages" }),
     ),
   },
-  { title: 'BrandInput', additionalProperties: false },
+  {
+    title: 'BrandInput',
+    examples: [
+      {
+        name: 'Acme Retail Cloud',
+        website: 'https://acme.example',
+        colors: { primary: '#1f4ed8', accent: '#f59e0b' },
+        voice:
+          'Plain and warm; short sentences; speak to store operators. Avoid: synergy, leverage, revolutionize.',
+        footerText: '© 2026 Acme Retail Cloud, Inc. All rights reserved.',
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type BrandInput = Static<typeof BrandInput>;
 

@@ -38,7 +38,22 @@ export const FormSubmissionCreate = Type.Object(
     ),
     fields: FormFields,
   },
-  { title: 'FormSubmissionCreate', additionalProperties: false },
+  {
+    title: 'FormSubmissionCreate',
+    examples: [
+      {
+        token: 'eyJ0IjoidGVuYW50XzAxamRxMXZ6In0.q8Xh2v5p0dTzR3mL9sKcWbYfJ4nAeGu7',
+        sessionId: '3f6c1a2e-8b4d-4e7a-9c1f-5d2b7e9a0c44',
+        email: 'maya.chen@northwind-outfitters.com',
+        fields: {
+          name: 'Maya Chen',
+          company: 'Northwind Outfitters',
+          message: 'Can we see the Shopify Plus integration before our spring launch?',
+        },
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type FormSubmissionCreate = Static<typeof FormSubmissionCreate>;
 

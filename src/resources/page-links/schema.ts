@@ -42,13 +42,26 @@ export type PageLink = Static<typeof PageLink>;
 
 export const PageLinkCreate = Type.Object(
   { path: Path, target: Target, tenantDomainId: Type.Optional(TenantDomainId) },
-  { title: 'PageLinkCreate', additionalProperties: false },
+  {
+    title: 'PageLinkCreate',
+    examples: [
+      {
+        path: '/spring-launch/northwind',
+        target: { targetType: 'audience', audienceId: 'audience_01jdq4b7e2g5j8k1m3n6p9r2s4' },
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type PageLinkCreate = Static<typeof PageLinkCreate>;
 
 export const PageLinkUpdate = Type.Object(
   { path: Type.Optional(Path), target: Type.Optional(Target), tenantDomainId: Type.Optional(TenantDomainId) },
-  { title: 'PageLinkUpdate', additionalProperties: false },
+  {
+    title: 'PageLinkUpdate',
+    examples: [{ path: '/spring/northwind-outfitters' }],
+    additionalProperties: false,
+  },
 );
 export type PageLinkUpdate = Static<typeof PageLinkUpdate>;
 

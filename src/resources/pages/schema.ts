@@ -182,7 +182,61 @@ export const PageCreate = Type.Object(
     headerActionId: Type.Optional(pageInputFields.headerActionId),
     metadata: Type.Optional(pageInputFields.metadata),
   },
-  { title: 'PageCreate', additionalProperties: false },
+  {
+    title: 'PageCreate',
+    examples: [
+      {
+        name: 'Spring launch: retail',
+        pageContext:
+          'Tailor helps mid-size retailers turn first visits into booked demos: a landing page personalized for each account, measured audience by audience.',
+        pageType: 'outbound',
+        brandId: 'acme',
+        actions: [
+          {
+            actionId: 'book-demo',
+            buttonTitle: 'Book a demo',
+            actionType: 'link',
+            url: 'https://acme.example/demo',
+            purpose: 'For visitors ready to see the product',
+          },
+          {
+            actionId: 'talk-to-sales',
+            buttonTitle: 'Talk to sales',
+            actionType: 'form',
+            purpose: 'For visitors with questions about pricing or rollout',
+          },
+        ],
+        headerActionId: 'book-demo',
+        actionCardWidgets: [
+          {
+            type: 'logos',
+            title: 'Trusted by retail teams',
+            logos: [
+              { image: { url: 'https://acme.example/logos/northwind.png', altText: 'Northwind Outfitters' } },
+              { image: { url: 'https://acme.example/logos/contoso.png', altText: 'Contoso Home' } },
+            ],
+          },
+        ],
+        scripts: [],
+        footerLinks: [
+          {
+            id: 'company',
+            title: 'Company',
+            links: [
+              { text: 'About', url: 'https://acme.example/about' },
+              { text: 'Privacy', url: 'https://acme.example/privacy' },
+            ],
+          },
+        ],
+        metadata: {
+          title: 'Personalized landing pages for retail',
+          description: 'One page per account, written for the people you are selling to.',
+          keywords: ['retail', 'personalization', 'landing pages'],
+        },
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type PageCreate = Static<typeof PageCreate>;
 
@@ -201,7 +255,16 @@ export const PageUpdate = Type.Object(
     headerActionId: Type.Optional(Type.Union([pageInputFields.headerActionId, Type.Null()])),
     metadata: Type.Optional(Type.Union([pageInputFields.metadata, Type.Null()])),
   },
-  { title: 'PageUpdate', additionalProperties: false },
+  {
+    title: 'PageUpdate',
+    examples: [
+      {
+        name: 'Spring launch: retail (EMEA)',
+        metadata: { title: 'Personalized landing pages for European retail', robots: ['index', 'follow'] },
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type PageUpdate = Static<typeof PageUpdate>;
 

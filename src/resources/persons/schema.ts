@@ -28,7 +28,22 @@ export const Person = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-  { title: 'Person' },
+  {
+    title: 'Person',
+    examples: [
+      {
+        personId: 'person_01jdq3m9x4t6v8w2yz5k7n1p3r',
+        name: 'Maya Chen',
+        email: 'maya.chen@northwind-outfitters.com',
+        domain: 'northwind-outfitters.com',
+        slug: 'maya-chen',
+        phoneNumber: '+14155550123',
+        linkedinProfileUrl: 'https://www.linkedin.com/in/maya-chen-ecommerce',
+        createdAt: '+1774526400000',
+        updatedAt: '+1774612800000',
+      },
+    ],
+  },
 );
 export type Person = Static<typeof Person>;
 
@@ -40,7 +55,18 @@ export const PersonCreate = Type.Object(
     phoneNumber: Type.Optional(Phone),
     linkedinProfileUrl: Type.Optional(LinkedIn),
   },
-  { title: 'PersonCreate', additionalProperties: false },
+  {
+    title: 'PersonCreate',
+    examples: [
+      {
+        name: 'Maya Chen',
+        email: 'maya.chen@northwind-outfitters.com',
+        phoneNumber: '+14155550123',
+        linkedinProfileUrl: 'https://www.linkedin.com/in/maya-chen-ecommerce',
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type PersonCreate = Static<typeof PersonCreate>;
 
@@ -56,7 +82,11 @@ export const PersonUpdate = Type.Object(
     phoneNumber: Type.Optional(Nullable(Phone)),
     linkedinProfileUrl: Type.Optional(Nullable(LinkedIn)),
   },
-  { title: 'PersonUpdate', additionalProperties: false },
+  {
+    title: 'PersonUpdate',
+    examples: [{ phoneNumber: '+14155550199', linkedinProfileUrl: null }],
+    additionalProperties: false,
+  },
 );
 export type PersonUpdate = Static<typeof PersonUpdate>;
 
@@ -96,11 +126,23 @@ export type PersonLog = Static<typeof PersonLog>;
 
 export const PersonLogCreate = Type.Object(
   { text: Text },
-  { title: 'PersonLogCreate', additionalProperties: false },
+  {
+    title: 'PersonLogCreate',
+    examples: [
+      {
+        text: 'Met at NRF 2026. Wants a pilot on the spring collection pages before Q2; loop in their Shopify Plus agency.',
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export const PersonLogUpdate = Type.Object(
   { text: Type.String({ minLength: 1, maxLength: 65536, description: 'Replacement plain text of a note' }) },
-  { title: 'PersonLogUpdate', additionalProperties: false },
+  {
+    title: 'PersonLogUpdate',
+    examples: [{ text: 'Met at NRF 2026. Pilot agreed for the spring collection pages, starting in March.' }],
+    additionalProperties: false,
+  },
 );
 
 export const Success = Type.Object({ success: Type.Boolean() }, { title: 'Success' });

@@ -38,7 +38,22 @@ export const EventBatch = Type.Object(
     sessionId: SessionId,
     events: Type.Array(SessionEvent, { minItems: 1, maxItems: 50 }),
   },
-  { title: 'SessionEventBatch', additionalProperties: false },
+  {
+    title: 'SessionEventBatch',
+    examples: [
+      {
+        token: 'eyJ0IjoidGVuYW50XzAxamRxMXZ6In0.q8Xh2v5p0dTzR3mL9sKcWbYfJ4nAeGu7',
+        sessionId: '3f6c1a2e-8b4d-4e7a-9c1f-5d2b7e9a0c44',
+        events: [
+          { type: 'session_start', at: 1774526400000 },
+          { type: 'scroll', at: 1774526404500, depth: 60 },
+          { type: 'cta_click', at: 1774526409000, actionId: 'book-demo' },
+          { type: 'time', at: 1774526430000, ms: 30000 },
+        ],
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type EventBatch = Static<typeof EventBatch>;
 

@@ -71,7 +71,19 @@ export const TopicCreate = Type.Object(
     isDefault: Type.Optional({ ...IsDefault, default: false }),
     brandIds: Type.Optional(BrandIds),
   },
-  { title: 'TopicCreate', additionalProperties: false },
+  {
+    title: 'TopicCreate',
+    examples: [
+      {
+        title: 'Customer stories',
+        purpose: 'Results retailers got with Acme; draw on them when the audience is a retailer.',
+        sortOrder: 10,
+        isDefault: false,
+        brandIds: ['acme'],
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type TopicCreate = Static<typeof TopicCreate>;
 
@@ -83,7 +95,13 @@ export const TopicUpdate = Type.Object(
     isDefault: Type.Optional(IsDefault),
     brandIds: Type.Optional(BrandIds),
   },
-  { title: 'TopicUpdate', additionalProperties: false },
+  {
+    title: 'TopicUpdate',
+    examples: [
+      { purpose: 'Results retailers and DTC brands got with Acme; draw on them for any commerce audience.' },
+    ],
+    additionalProperties: false,
+  },
 );
 export type TopicUpdate = Static<typeof TopicUpdate>;
 
@@ -95,7 +113,20 @@ export const TopicEntryCreate = Type.Object(
     content: EntryContent('The text of the entry and its format'),
     sortOrder: Type.Optional(Type.Integer({ ...sortOrderRange, default: 0 })),
   },
-  { title: 'TopicEntryCreate', additionalProperties: false },
+  {
+    title: 'TopicEntryCreate',
+    examples: [
+      {
+        content: {
+          type: 'markdown',
+          content:
+            '**Northwind Outfitters** raised booked demos by 38% in six weeks with a page per target account.',
+        },
+        sortOrder: 0,
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type TopicEntryCreate = Static<typeof TopicEntryCreate>;
 
@@ -104,7 +135,19 @@ export const TopicEntryUpdate = Type.Object(
     content: Type.Optional(EntryContent('Replaces the content whole')),
     sortOrder: Type.Optional(SortOrder),
   },
-  { title: 'TopicEntryUpdate', additionalProperties: false },
+  {
+    title: 'TopicEntryUpdate',
+    examples: [
+      {
+        content: {
+          type: 'text',
+          content:
+            'Northwind Outfitters raised booked demos by 41% in eight weeks with a page per target account.',
+        },
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type TopicEntryUpdate = Static<typeof TopicEntryUpdate>;
 

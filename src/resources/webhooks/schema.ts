@@ -45,7 +45,17 @@ export const WebhookSubscriptionCreate = Type.Object(
     events: Type.Optional(Events),
     active: Type.Optional(Type.Boolean({ default: true })),
   },
-  { title: 'WebhookSubscriptionCreate', additionalProperties: false },
+  {
+    title: 'WebhookSubscriptionCreate',
+    examples: [
+      {
+        url: 'https://hooks.northwind-outfitters.com/tailor',
+        events: ['page.version.published', 'form.enriched'],
+        active: true,
+      },
+    ],
+    additionalProperties: false,
+  },
 );
 export type WebhookSubscriptionCreate = Static<typeof WebhookSubscriptionCreate>;
 
@@ -55,7 +65,11 @@ export const WebhookSubscriptionUpdate = Type.Object(
     events: Type.Optional(Events),
     active: Type.Optional(Type.Boolean()),
   },
-  { title: 'WebhookSubscriptionUpdate', additionalProperties: false },
+  {
+    title: 'WebhookSubscriptionUpdate',
+    examples: [{ events: ['form.submitted', 'form.enriched', 'form.enrichment_failed'] }],
+    additionalProperties: false,
+  },
 );
 export type WebhookSubscriptionUpdate = Static<typeof WebhookSubscriptionUpdate>;
 
