@@ -362,6 +362,8 @@ export async function demo(config: Config): Promise<void> {
       ...sample.tally.lines().map((line) => `  ${line}`),
       ...(created ? [`API key of the new tenant (shown once, keep it): ${created.apiKey}`] : []),
       '',
+      `The console, to see and change all of it (sign in with an API key of the tenant): ${config.publicUrl}/console`,
+      '',
       'Open these while `tailor serve` is running:',
       ...made.map(
         ({ link, audience }) =>

@@ -146,6 +146,25 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     }
   });
 
+  it("shows an API problem's title and detail, and each field error beside its field", async () => {
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await page.getByRole('link', { name: 'New page' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Unsafe link');
+    await page.getByLabel('What the page is about').fill('A page whose button runs script.');
+    await page.getByLabel('URL').fill('javascript:alert(1)');
+    await page.getByRole('button', { name: 'Create the page' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Validation failed');
+    const url = page.getByLabel('URL');
+    expect(await url.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await url.getAttribute('aria-describedby')) ?? '';
+    const message = await page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent();
+    expect(message).toMatch(/pattern/);
+    await checkView(page, 'page-new-invalid', 'desktop');
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
   it('shows a read-only key no control that writes', async () => {
     const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
     const { page, cspViolations } = await openConsole(browser, server.url);
@@ -197,7 +216,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       }
       expect(cspViolations).toEqual([]);
       await page.close();
-    });
+    }, 90_000);
   }
 });
 

@@ -251,7 +251,15 @@ function VersionList({ ids, version }: { ids: Ids; version: number }) {
           label: 'Version',
           cell: (item) => (item.versionNumber === 0 ? '0 (baseline)' : String(item.versionNumber)),
         },
-        { label: 'State', cell: (item) => <StatusBadge status={item.state} /> },
+        {
+          label: 'State',
+          cell: (item) => (
+            <>
+              <StatusBadge status={item.state} />
+              {item.obsoleteAt && <span class="muted"> replaced</span>}
+            </>
+          ),
+        },
         { label: 'Queued', cell: (item) => <Time at={item.queuedAt ?? item.createdAt} /> },
         { label: 'Draft', cell: (item) => <Time at={item.becameDraftAt} /> },
         { label: 'Published', cell: (item) => <Time at={item.publishedAt} /> },

@@ -55,7 +55,10 @@ export function LinkList({ audienceId, version }: LinkListProps) {
               link.deletedAt ? (
                 <span class="muted">{link.path} (deleted)</span>
               ) : (
-                <CopyField label={`Public address of ${link.path}`} value={publicUrl(session, link.path)} />
+                <>
+                  <strong>{link.path}</strong>
+                  <CopyField label={`Public address of ${link.path}`} value={publicUrl(session, link.path)} />
+                </>
               ),
           },
           ...(audienceId

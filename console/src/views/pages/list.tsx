@@ -28,7 +28,7 @@ export function PageList() {
         </Writable>
       </ViewHead>
       <search class="search">
-        <Field label="Search pages" name="query" hint="Name or title">
+        <Field label="Search by name or title" name="query">
           {(control) => <TextInput {...control} type="search" value={query} onValue={setQuery} />}
         </Field>
         <Field label="Status" name="status">
