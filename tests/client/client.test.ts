@@ -208,4 +208,28 @@ describe('verifyWebhook', () => {
       await hooks.close();
     }
   });
+
+  it('verifies the webhook.test event that the test endpoint sends at once', async () => {
+    const hooks = await startReceiver();
+    try {
+      const subscription = await unwrap(
+        tailor.POST('/v0/webhook_subscriptions', { body: { url: hooks.url, events: [] } }),
+      );
+      const delivery = await unwrap(
+        tailor.POST('/v0/webhook_subscriptions/{subscription_id}/test', {
+          params: { path: { subscription_id: subscription.subscriptionId } },
+        }),
+      );
+      expect(delivery).toMatchObject({ eventType: 'webhook.test', state: 'succeeded', lastStatusCode: 204 });
+
+      const [received] = hooks.received;
+      if (!received) throw new Error('nothing was delivered');
+      const event = verifyWebhook(subscription.secret, received.body, received.headers);
+      if (event.type !== 'webhook.test') throw new Error(`${event.type} was delivered`);
+      expect(event.id).toBe(delivery.eventId);
+      expect(event.data.subscriptionId).toBe(subscription.subscriptionId);
+    } finally {
+      await hooks.close();
+    }
+  });
 });

@@ -41,6 +41,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v0/tenant': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The caller's tenant and key
+     * @description The tenant the API key belongs to (its slug makes public page URLs: /p/{slug}{path}) and the key itself. Any live key may ask, read-only ones too.
+     */
+    get: operations['getTenant'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v0/accounts/search': {
     parameters: {
       query?: never;
@@ -858,6 +878,46 @@ export interface paths {
     get: operations['listWebhookDeliveries'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v0/webhook_subscriptions/{subscription_id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a test event
+     * @description Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events` and even when it is switched off, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; it is in the delivery log, where it can be retried.
+     */
+    post: operations['testWebhookSubscription'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v0/webhook_subscriptions/{subscription_id}/deliveries/{delivery_id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Retry a delivery
+     * @description Queues a new attempt of a failed or succeeded delivery, with the same event and webhook-id; answers 202 with the delivery, pending. Should the attempt fail, the retry schedule goes on from the attempts already made. 409 `invalid_state` while the delivery is pending or the subscription is switched off.
+     */
+    post: operations['retryWebhookDelivery'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1769,6 +1829,20 @@ export interface components {
       nextCursor: string | null;
       totalCount: number;
     };
+    /** CurrentKey */
+    CurrentKey: {
+      keyId: string;
+      /** @description A read-only key may only make GET requests */
+      readOnly: boolean;
+    };
+    /** CurrentTenant */
+    CurrentTenant: {
+      tenantId: string;
+      name: string;
+      /** @description Public pages are served at /p/{slug}{path} */
+      slug: string;
+      key: components['schemas']['CurrentKey'];
+    };
     /**
      * EmptyBody
      * @description Empty object, or no body
@@ -2262,7 +2336,20 @@ export interface components {
       createdAt: string;
       data: components['schemas']['VersionEventData'];
     };
-    /** Person */
+    /**
+     * Person
+     * @example {
+     *       "personId": "person_01jdq3m9x4t6v8w2yz5k7n1p3r",
+     *       "name": "Maya Chen",
+     *       "email": "maya.chen@northwind-outfitters.com",
+     *       "domain": "northwind-outfitters.com",
+     *       "slug": "maya-chen",
+     *       "phoneNumber": "+14155550123",
+     *       "linkedinProfileUrl": "https://www.linkedin.com/in/maya-chen-ecommerce",
+     *       "createdAt": "+1774526400000",
+     *       "updatedAt": "+1774612800000"
+     *     }
+     */
     Person: {
       personId: string;
       name: string;
@@ -2679,6 +2766,8 @@ export type Brand = components['schemas']['Brand'];
 export type BrandDeleted = components['schemas']['BrandDeleted'];
 export type BrandInput = components['schemas']['BrandInput'];
 export type BrandList = components['schemas']['BrandList'];
+export type CurrentKey = components['schemas']['CurrentKey'];
+export type CurrentTenant = components['schemas']['CurrentTenant'];
 export type EmptyBody = components['schemas']['EmptyBody'];
 export type EventKind = components['schemas']['EventKind'];
 export type FieldError = components['schemas']['FieldError'];
@@ -2815,6 +2904,44 @@ export interface operations {
       };
     };
   };
+  getTenant: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['CurrentTenant'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
   searchAccounts: {
     parameters: {
       query?: {
@@ -2870,6 +2997,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "domain": "https://www.northwind-outfitters.com/about",
+         *       "name": "Northwind Outfitters"
+         *     }
+         */
         'application/json': components['schemas']['AccountCreate'];
       };
     };
@@ -2954,6 +3087,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Northwind Outfitters Inc."
+         *     }
+         */
         'application/json': components['schemas']['AccountRename'];
       };
     };
@@ -3040,6 +3178,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Maya Chen",
+         *       "email": "maya.chen@northwind-outfitters.com",
+         *       "phoneNumber": "+14155550123",
+         *       "linkedinProfileUrl": "https://www.linkedin.com/in/maya-chen-ecommerce"
+         *     }
+         */
         'application/json': components['schemas']['PersonCreate'];
       };
     };
@@ -3050,6 +3196,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "personId": "person_01jdq3m9x4t6v8w2yz5k7n1p3r",
+           *       "name": "Maya Chen",
+           *       "email": "maya.chen@northwind-outfitters.com",
+           *       "domain": "northwind-outfitters.com",
+           *       "slug": "maya-chen",
+           *       "phoneNumber": "+14155550123",
+           *       "linkedinProfileUrl": "https://www.linkedin.com/in/maya-chen-ecommerce",
+           *       "createdAt": "+1774526400000",
+           *       "updatedAt": "+1774612800000"
+           *     }
+           */
           'application/json': components['schemas']['Person'];
         };
       };
@@ -3090,6 +3249,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "personId": "person_01jdq3m9x4t6v8w2yz5k7n1p3r",
+           *       "name": "Maya Chen",
+           *       "email": "maya.chen@northwind-outfitters.com",
+           *       "domain": "northwind-outfitters.com",
+           *       "slug": "maya-chen",
+           *       "phoneNumber": "+14155550123",
+           *       "linkedinProfileUrl": "https://www.linkedin.com/in/maya-chen-ecommerce",
+           *       "createdAt": "+1774526400000",
+           *       "updatedAt": "+1774612800000"
+           *     }
+           */
           'application/json': components['schemas']['Person'];
         };
       };
@@ -3164,6 +3336,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "phoneNumber": "+14155550199",
+         *       "linkedinProfileUrl": null
+         *     }
+         */
         'application/json': components['schemas']['PersonUpdate'];
       };
     };
@@ -3174,6 +3352,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "personId": "person_01jdq3m9x4t6v8w2yz5k7n1p3r",
+           *       "name": "Maya Chen",
+           *       "email": "maya.chen@northwind-outfitters.com",
+           *       "domain": "northwind-outfitters.com",
+           *       "slug": "maya-chen",
+           *       "phoneNumber": "+14155550123",
+           *       "linkedinProfileUrl": "https://www.linkedin.com/in/maya-chen-ecommerce",
+           *       "createdAt": "+1774526400000",
+           *       "updatedAt": "+1774612800000"
+           *     }
+           */
           'application/json': components['schemas']['Person'];
         };
       };
@@ -3252,6 +3443,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "text": "Met at NRF 2026. Wants a pilot on the spring collection pages before Q2; loop in their Shopify Plus agency."
+         *     }
+         */
         'application/json': components['schemas']['PersonLogCreate'];
       };
     };
@@ -3297,6 +3493,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "text": "Met at NRF 2026. Pilot agreed for the spring collection pages, starting in March."
+         *     }
+         */
         'application/json': components['schemas']['PersonLogUpdate'];
       };
     };
@@ -3384,6 +3585,76 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Spring launch: retail",
+         *       "pageContext": "Tailor helps mid-size retailers turn first visits into booked demos: a landing page personalized for each account, measured audience by audience.",
+         *       "pageType": "outbound",
+         *       "brandId": "acme",
+         *       "actions": [
+         *         {
+         *           "actionId": "book-demo",
+         *           "buttonTitle": "Book a demo",
+         *           "actionType": "link",
+         *           "url": "https://acme.example/demo",
+         *           "purpose": "For visitors ready to see the product"
+         *         },
+         *         {
+         *           "actionId": "talk-to-sales",
+         *           "buttonTitle": "Talk to sales",
+         *           "actionType": "form",
+         *           "purpose": "For visitors with questions about pricing or rollout"
+         *         }
+         *       ],
+         *       "headerActionId": "book-demo",
+         *       "actionCardWidgets": [
+         *         {
+         *           "type": "logos",
+         *           "title": "Trusted by retail teams",
+         *           "logos": [
+         *             {
+         *               "image": {
+         *                 "url": "https://acme.example/logos/northwind.png",
+         *                 "altText": "Northwind Outfitters"
+         *               }
+         *             },
+         *             {
+         *               "image": {
+         *                 "url": "https://acme.example/logos/contoso.png",
+         *                 "altText": "Contoso Home"
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "scripts": [],
+         *       "footerLinks": [
+         *         {
+         *           "id": "company",
+         *           "title": "Company",
+         *           "links": [
+         *             {
+         *               "text": "About",
+         *               "url": "https://acme.example/about"
+         *             },
+         *             {
+         *               "text": "Privacy",
+         *               "url": "https://acme.example/privacy"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "metadata": {
+         *         "title": "Personalized landing pages for retail",
+         *         "description": "One page per account, written for the people you are selling to.",
+         *         "keywords": [
+         *           "retail",
+         *           "personalization",
+         *           "landing pages"
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['PageCreate'];
       };
     };
@@ -3550,6 +3821,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Spring launch: retail (EMEA)",
+         *       "metadata": {
+         *         "title": "Personalized landing pages for European retail",
+         *         "robots": [
+         *           "index",
+         *           "follow"
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['PageUpdate'];
       };
     };
@@ -3770,6 +4053,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Acme Retail Cloud",
+         *       "website": "https://acme.example",
+         *       "colors": {
+         *         "primary": "#1f4ed8",
+         *         "accent": "#f59e0b"
+         *       },
+         *       "voice": "Plain and warm; short sentences; speak to store operators. Avoid: synergy, leverage, revolutionize.",
+         *       "footerText": "© 2026 Acme Retail Cloud, Inc. All rights reserved."
+         *     }
+         */
         'application/json': components['schemas']['BrandInput'];
       };
     };
@@ -3903,6 +4198,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "title": "Customer stories",
+         *       "purpose": "Results retailers got with Acme; draw on them when the audience is a retailer.",
+         *       "sortOrder": 10,
+         *       "isDefault": false,
+         *       "brandIds": [
+         *         "acme"
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['TopicCreate'];
       };
     };
@@ -4031,6 +4337,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "purpose": "Results retailers and DTC brands got with Acme; draw on them for any commerce audience."
+         *     }
+         */
         'application/json': components['schemas']['TopicUpdate'];
       };
     };
@@ -4075,6 +4386,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "content": {
+         *         "type": "markdown",
+         *         "content": "**Northwind Outfitters** raised booked demos by 38% in six weeks with a page per target account."
+         *       },
+         *       "sortOrder": 0
+         *     }
+         */
         'application/json': components['schemas']['TopicEntryCreate'];
       };
     };
@@ -4161,6 +4481,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "content": {
+         *         "type": "text",
+         *         "content": "Northwind Outfitters raised booked demos by 41% in eight weeks with a page per target account."
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['TopicEntryUpdate'];
       };
     };
@@ -4338,6 +4666,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "assetType": "image",
+         *       "name": "Northwind Outfitters logo",
+         *       "purpose": "Customer logo for the social proof strip",
+         *       "fileId": "file_01jdq2zh8c5n7r3t9v1w4x6y8a",
+         *       "hidden": false
+         *     }
+         */
         'application/json': components['schemas']['AssetCreate'];
       };
     };
@@ -4595,6 +4932,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "path": "/spring-launch/northwind",
+         *       "target": {
+         *         "targetType": "audience",
+         *         "audienceId": "audience_01jdq4b7e2g5j8k1m3n6p9r2s4"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['PageLinkCreate'];
       };
     };
@@ -4719,6 +5065,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "path": "/spring/northwind-outfitters"
+         *     }
+         */
         'application/json': components['schemas']['PageLinkUpdate'];
       };
     };
@@ -4807,6 +5158,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customName": "Maya Chen at Northwind",
+         *       "personId": "person_01jdq3m9x4t6v8w2yz5k7n1p3r",
+         *       "supplementaryContext": "Maya leads e-commerce at Northwind Outfitters. At NRF she asked how pages stay on brand and whether they work with Shopify Plus.",
+         *       "autoPublish": false,
+         *       "holdoutPercent": 10
+         *     }
+         */
         'application/json': components['schemas']['AudienceCreate'];
       };
     };
@@ -4934,6 +5294,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "supplementaryContext": "Maya leads e-commerce at Northwind Outfitters and owns the spring collection launch; lead with the Shopify Plus integration.",
+         *       "autoPublish": true
+         *     }
+         */
         'application/json': components['schemas']['AudienceUpdate'];
       };
     };
@@ -5243,6 +5609,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "url": "https://hooks.northwind-outfitters.com/tailor",
+         *       "events": [
+         *         "page.version.published",
+         *         "form.enriched"
+         *       ],
+         *       "active": true
+         *     }
+         */
         'application/json': components['schemas']['WebhookSubscriptionCreate'];
       };
     };
@@ -5367,6 +5743,15 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "events": [
+         *         "form.submitted",
+         *         "form.enriched",
+         *         "form.enrichment_failed"
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['WebhookSubscriptionUpdate'];
       };
     };
@@ -5467,6 +5852,97 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['WebhookDeliveryList'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  testWebhookSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        subscription_id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Empty object, or no body */
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['EmptyBody'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDelivery'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  retryWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        subscription_id: string;
+        delivery_id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Empty object, or no body */
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['EmptyBody'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDelivery'];
         };
       };
       /** @description RFC 9457 problem details */
@@ -5698,6 +6174,33 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "eyJ0IjoidGVuYW50XzAxamRxMXZ6In0.q8Xh2v5p0dTzR3mL9sKcWbYfJ4nAeGu7",
+         *       "sessionId": "3f6c1a2e-8b4d-4e7a-9c1f-5d2b7e9a0c44",
+         *       "events": [
+         *         {
+         *           "type": "session_start",
+         *           "at": 1774526400000
+         *         },
+         *         {
+         *           "type": "scroll",
+         *           "at": 1774526404500,
+         *           "depth": 60
+         *         },
+         *         {
+         *           "type": "cta_click",
+         *           "at": 1774526409000,
+         *           "actionId": "book-demo"
+         *         },
+         *         {
+         *           "type": "time",
+         *           "at": 1774526430000,
+         *           "ms": 30000
+         *         }
+         *       ]
+         *     }
+         */
         'application/json': components['schemas']['SessionEventBatch'];
       };
     };
@@ -5731,6 +6234,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "token": "eyJ0IjoidGVuYW50XzAxamRxMXZ6In0.q8Xh2v5p0dTzR3mL9sKcWbYfJ4nAeGu7",
+         *       "sessionId": "3f6c1a2e-8b4d-4e7a-9c1f-5d2b7e9a0c44",
+         *       "email": "maya.chen@northwind-outfitters.com",
+         *       "fields": {
+         *         "name": "Maya Chen",
+         *         "company": "Northwind Outfitters",
+         *         "message": "Can we see the Shopify Plus integration before our spring launch?"
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['FormSubmissionCreate'];
       };
     };
