@@ -1,4 +1,5 @@
 import type { JSX } from 'preact';
+import { AREA_NAV, AREA_ROUTES } from './area-routes.tsx';
 import type { NavItem } from './components/layout.tsx';
 import type { Params } from './router.tsx';
 import { AudienceDetail } from './views/audiences/detail.tsx';
@@ -10,12 +11,16 @@ import { EditPage, NewPage } from './views/pages/edit.tsx';
 import { PageList } from './views/pages/list.tsx';
 
 type View = (params: Params) => JSX.Element;
+export interface Route {
+  pattern: string;
+  view: View;
+}
 
 /**
  * Every view of the console: a path pattern (`:name` parts become the view's params) and what it
  * shows. The first pattern that matches wins, so `/pages/new` comes before `/pages/:pageId`.
  */
-export const ROUTES: { pattern: string; view: View }[] = [
+export const ROUTES: Route[] = [
   { pattern: '/pages', view: () => <PageList /> },
   { pattern: '/pages/new', view: () => <NewPage /> },
   { pattern: '/pages/:pageId', view: ({ pageId = '' }) => <PageDetail pageId={pageId} /> },
@@ -32,10 +37,12 @@ export const ROUTES: { pattern: string; view: View }[] = [
     ),
   },
   { pattern: '/page-links', view: () => <PageLinks /> },
+  ...AREA_ROUTES,
 ];
 
 /** The areas in the navigation bar. */
 export const NAV: NavItem[] = [
   { label: 'Pages', href: '/pages' },
   { label: 'Page links', href: '/page-links' },
+  ...AREA_NAV,
 ];

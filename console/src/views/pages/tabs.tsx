@@ -1,7 +1,10 @@
 import { Link } from '../../router.tsx';
 
 /** The views of one page, as tabs under its heading: `path` follows /pages/{pageId}. */
-const PAGE_TABS = [{ label: 'Audiences', path: '' }];
+const PAGE_TABS = [
+  { label: 'Audiences', path: '' },
+  { label: 'Analytics', path: '/analytics' },
+];
 
 export function PageTabs({ pageId, current }: { pageId: string; current: string }) {
   return (
