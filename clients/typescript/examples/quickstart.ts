@@ -7,6 +7,7 @@
  *   TAILOR_API_KEY=tlr_… npx tsx clients/typescript/examples/quickstart.ts
  */
 import http from 'node:http';
+import { text } from 'node:stream/consumers';
 import {
   createTailorClient,
   type Person,
@@ -46,21 +47,15 @@ async function findOrCreatePerson(
  */
 async function listenForEvents(onEvent: (event: TailorEvent) => void) {
   let secret = '';
-  const server = http.createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => {
-      body += chunk;
-    });
-    request.on('end', () => {
-      try {
-        onEvent(verifyWebhook(secret, body, request.headers));
-        response.writeHead(204).end();
-      } catch (error) {
-        console.warn('rejected a delivery:', error);
-        response.writeHead(400).end();
-      }
-    });
+  const server = http.createServer(async (request, response) => {
+    const payload = await text(request);
+    try {
+      onEvent(verifyWebhook(secret, payload, request.headers));
+      response.writeHead(204).end();
+    } catch (error) {
+      console.warn('rejected a delivery:', error);
+      response.writeHead(400).end();
+    }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
