@@ -20,6 +20,7 @@ export function App() {
   const [session, setSession] = useState<Session | null>(null);
   const [restoring, setRestoring] = useState(() => storedKey() !== null);
   const [notice, setNotice] = useState<string | null>(null);
+  const [signedInHere, setSignedInHere] = useState(false);
 
   const signOut = (message: string) => {
     forgetKey();
@@ -51,11 +52,22 @@ export function App() {
     if (session && path === '/') navigate('/pages', { replace: true });
   }, [session, path]);
 
-  if (restoring) return <p class="muted">Signing in…</p>;
-  if (!session) return <SignIn onSignIn={start} notice={notice} />;
+  if (restoring)
+    return (
+      <main id="main">
+        <p class="muted">Signing in…</p>
+      </main>
+    );
+  if (!session) {
+    const signInHere = async (apiKey: string) => {
+      await start(apiKey);
+      setSignedInHere(true);
+    };
+    return <SignIn onSignIn={signInHere} notice={notice} />;
+  }
   return (
     <SessionContext.Provider value={session}>
-      <Layout nav={NAV} path={path}>
+      <Layout nav={NAV} path={path} focusOnMount={signedInHere}>
         <CurrentView path={path} />
       </Layout>
     </SessionContext.Provider>

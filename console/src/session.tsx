@@ -1,4 +1,4 @@
-import type { Tenant } from '@tailor/client';
+import type { CurrentTenant } from '@tailor/client';
 import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
@@ -12,7 +12,7 @@ const STORAGE_KEY = 'tailor.apiKey';
 
 export interface Session {
   client: TailorClient;
-  tenant: Tenant;
+  tenant: CurrentTenant;
   /** A read-only key: the console shows no control that writes. */
   readOnly: boolean;
   signOut: () => void;
@@ -41,7 +41,7 @@ export function forgetKey(): void {
 export async function signIn(
   apiKey: string,
   onRefused: () => void,
-): Promise<{ client: TailorClient; tenant: Tenant }> {
+): Promise<{ client: TailorClient; tenant: CurrentTenant }> {
   const client = clientFor(apiKey);
   const tenant = await unwrap(client.GET('/v0/tenant'));
   sessionStorage.setItem(STORAGE_KEY, apiKey);

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
-import { checkView, openConsole, signIn, VIEWPORTS, type ViewportName } from '../helpers/console.ts';
+import { checkView, openConsole, settle, signIn, VIEWPORTS, type ViewportName } from '../helpers/console.ts';
 import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -144,7 +144,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     } finally {
       await worker.stop();
     }
-  });
+  }, 60_000);
 
   it("shows an API problem's title and detail, and each field error beside its field", async () => {
     const { page, cspViolations } = await openConsole(browser, server.url);
@@ -165,6 +165,28 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.close();
   });
 
+  it('can be used with the keyboard alone: sign in, skip to the content, open a page', async () => {
+    const { page } = await openConsole(browser, server.url);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(api.apiKey as string);
+    await page.keyboard.press('Enter');
+    await page.getByRole('navigation', { name: 'Console' }).waitFor();
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
+    await page.reload();
+    await page.getByRole('link', { name: 'Spring launch' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    for (let tabs = 0; tabs < 20; tabs++) {
+      await page.keyboard.press('Tab');
+      if ((await page.evaluate('document.activeElement.textContent')) === 'Spring launch') break;
+    }
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
+    expect(await page.evaluate('document.activeElement.id')).toBe('main');
+    await page.close();
+  });
+
   it('shows a read-only key no control that writes', async () => {
     const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
     const { page, cspViolations } = await openConsole(browser, server.url);
@@ -179,7 +201,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     for (const view of views) {
       await page.goto(`${server.url}/console${view}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
-      await page.waitForLoadState('networkidle');
+      await settle(page);
       const writes = page.getByRole('button', {
         name: /publish|archive|restore|create|new|delete|save|cancel|generate/i,
       });
@@ -212,6 +234,9 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       ];
       for (const [name, view] of views) {
         await goTo(page, view);
+        if (name === 'preview') {
+          for (const frame of [0, 1]) await page.frameLocator('iframe').nth(frame).locator('h1').waitFor();
+        }
         await checkView(page, name, viewport);
       }
       expect(cspViolations).toEqual([]);

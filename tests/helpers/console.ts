@@ -61,12 +61,18 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     .map((violation) => `${violation.id}: ${violation.targets.join(', ')}`);
 }
 
+/** Waits until the view has its data: no list loading (aria-busy) and no "Loading…" left on screen. */
+export async function settle(page: Page): Promise<void> {
+  await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 10_000 }).toBe(0);
+  await expect.poll(() => page.getByText(/^(Loading|Searching).*…$/).count(), { timeout: 10_000 }).toBe(0);
+}
+
 /**
  * What every view must hold at every width: no sideways scroll, no serious or critical axe-core
  * violation; and a full-page screenshot named `name` to look at.
  */
 export async function checkView(page: Page, name: string, viewport: ViewportName): Promise<void> {
-  await page.waitForLoadState('networkidle');
+  await settle(page);
   expect(
     await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
     `${name} at ${viewport} scrolls sideways`,

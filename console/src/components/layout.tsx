@@ -12,19 +12,23 @@ export interface NavItem {
 interface LayoutProps {
   nav: NavItem[];
   path: string;
+  /** Focus the view when it first shows (just signed in), not only after moves. */
+  focusOnMount: boolean;
   children: ComponentChildren;
 }
 
 /** The frame of every signed-in view: skip link, header with the tenant and sign-out, navigation, main. */
-export function Layout({ nav, path, children }: LayoutProps) {
+export function Layout({ nav, path, focusOnMount, children }: LayoutProps) {
   const { tenant, readOnly, signOut } = useSession();
   const main = useRef<HTMLElement>(null);
-  const firstPath = useRef(path);
+  const firstRender = useRef(true);
 
-  // After a move within the app, focus goes to the new view, as it would after a page load.
+  // After a move within the app, and after signing in, focus goes to the new view as it would
+  // after a page load; a page load itself leaves focus to the browser (the skip link comes first).
   useEffect(() => {
-    if (path === firstPath.current) return;
-    firstPath.current = '';
+    const mounting = firstRender.current;
+    firstRender.current = false;
+    if (mounting && !focusOnMount) return;
     window.scrollTo(0, 0);
     main.current?.focus();
   }, [path]);

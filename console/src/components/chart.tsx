@@ -1,0 +1,83 @@
+import 'uplot/dist/uPlot.min.css';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+
+/** One line or bar set of a chart, named in its key; `tone` is a class of styles.css' chart colours. */
+export interface ChartSeries {
+  label: string;
+  tone: SeriesTone;
+  /** Drawn dashed (a second measure of the same arm). */
+  dashed?: boolean;
+}
+
+export type SeriesTone = 'tone-1' | 'tone-2';
+
+interface ChartProps {
+  /** Says what the chart shows to assistive technology, which reads the table beside it for values. */
+  summary: string;
+  series: ChartSeries[];
+  data: uPlot.AlignedData;
+  /** uPlot's options for a given width in CSS pixels, in the console's colours. */
+  options: (width: number, palette: Palette) => Omit<uPlot.Options, 'width'>;
+}
+
+/** The stylesheet's colours, for the canvas: one per series (as `series` lists them), and the axes'. */
+export interface Palette {
+  series: string[];
+  axis: Pick<uPlot.Axis, 'stroke' | 'grid' | 'ticks' | 'font'>;
+}
+
+function paletteOf(element: HTMLElement, series: ChartSeries[]): Palette {
+  const style = getComputedStyle(element);
+  const colour = (name: string) => style.getPropertyValue(`--${name}`).trim();
+  return {
+    series: series.map((item) => colour(item.tone)),
+    axis: {
+      stroke: colour('muted'),
+      grid: { stroke: colour('line'), width: 1 },
+      ticks: { stroke: colour('line'), width: 1 },
+      font: `12px ${style.fontFamily}`,
+    },
+  };
+}
+
+/**
+ * A uPlot chart that fills its container's width and follows it, with an HTML key. uPlot draws on a
+ * canvas and sets its elements' sizes through the CSSOM, which the CSP allows; its stylesheet is
+ * bundled. Colours come from the stylesheet (`--tone-1`, `--muted`…), so the key and the canvas agree.
+ */
+export function Chart({ summary, series, data, options }: ChartProps) {
+  const box = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(0);
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => setWidth(Math.floor(entry?.contentRect.width ?? 0)));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element || width === 0) return;
+    const plot = new uPlot({ ...options(width, paletteOf(element, series)), width }, data, element);
+    return () => plot.destroy();
+  }, [width, data]);
+
+  return (
+    <figure class="chart">
+      <div class="chart-canvas" ref={box} role="img" aria-label={summary} />
+      <figcaption>
+        <ul class="chart-key">
+          {series.map((item) => (
+            <li key={item.label}>
+              <span class={`chart-swatch ${item.tone}${item.dashed ? ' dashed' : ''}`} aria-hidden="true" />
+              {item.label}
+            </li>
+          ))}
+        </ul>
+      </figcaption>
+    </figure>
+  );
+}
