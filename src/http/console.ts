@@ -8,7 +8,7 @@ import { AppError } from '../shared/errors.ts';
 import { sendProblem } from './errors.ts';
 
 /** What `npm run build:console` (run by `npm install`) leaves: index.html and hashed assets. */
-const DIST = fileURLToPath(new URL('../../console/dist/', import.meta.url));
+const BUILT = fileURLToPath(new URL('../../console/dist/', import.meta.url));
 /** index.html holds this where each answer puts its own style nonce (console/README.md). */
 const NONCE_PLACEHOLDER = '%STYLE_NONCE%';
 const ONE_YEAR_MS = 365 * 24 * 60 * 60 * 1000;
@@ -40,14 +40,14 @@ function secureHeaders(reply: FastifyReply, styleNonce?: string): void {
     .header('Referrer-Policy', 'no-referrer');
 }
 
-async function indexHtml(): Promise<string> {
+async function indexHtml(dist: string): Promise<string> {
   try {
-    return await fs.readFile(`${DIST}index.html`, 'utf8');
+    return await fs.readFile(`${dist}index.html`, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     throw new AppError(
       'unavailable',
-      'The console is not built: run `npm install` (or `npm run build:console`) and restart the server',
+      'The console is not built: run `npm install` (or `npm run build:console`)',
     );
   }
 }
@@ -57,7 +57,10 @@ async function indexHtml(): Promise<string> {
  * /console and every path under it (the app routes on the client). Hidden from the OpenAPI document:
  * the console is a client of the API, not part of it.
  */
-export async function consoleRoutes(app: FastifyInstance): Promise<void> {
+export async function consoleRoutes(
+  app: FastifyInstance,
+  { dist = BUILT }: { /** The build's folder, with a trailing slash. */ dist?: string } = {},
+): Promise<void> {
   await app.register(compress, { encodings: ['gzip'], globalDecompression: false });
   app.addHook('onSend', async (_request, reply, payload) => {
     if (!reply.hasHeader('Content-Security-Policy')) secureHeaders(reply);
@@ -68,7 +71,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
     sendProblem(request, reply, new AppError('not_found', `No console file at ${request.url}`)),
   );
   await app.register(fastifyStatic, {
-    root: `${DIST}assets`,
+    root: `${dist}assets`,
     prefix: '/assets/',
     maxAge: ONE_YEAR_MS,
     immutable: true,
@@ -76,7 +79,7 @@ export async function consoleRoutes(app: FastifyInstance): Promise<void> {
   });
   const serveIndex = async (_request: unknown, reply: FastifyReply) => {
     const styleNonce = randomBytes(16).toString('base64');
-    const html = (await indexHtml()).replace(NONCE_PLACEHOLDER, styleNonce);
+    const html = (await indexHtml(dist)).replace(NONCE_PLACEHOLDER, styleNonce);
     secureHeaders(reply, styleNonce);
     return reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache').send(html);
   };

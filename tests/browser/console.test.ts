@@ -1,5 +1,9 @@
+import os from 'node:os';
+import Fastify from 'fastify';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleRoutes } from '../../src/http/console.ts';
+import { registerErrorHandling } from '../../src/http/errors.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import { checkView, openConsole, settle, signIn, VIEWPORTS, type ViewportName } from '../helpers/console.ts';
@@ -69,6 +73,21 @@ describe('serving /console', () => {
     expect(missing.body.code).toBe('not_found');
     const document = await server.anonymous().get('/v0/openapi.json');
     expect(Object.keys(document.body.paths).filter((path) => path.startsWith('/console'))).toEqual([]);
+  });
+
+  it('answers a clear 503 problem while the console is not built', async () => {
+    const app = Fastify();
+    registerErrorHandling(app, () => false);
+    await app.register(consoleRoutes, { prefix: '/console', dist: `${os.tmpdir()}/tailor-no-console/` });
+    const url = await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const answer = await fetch(`${url}/console/pages`);
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('content-type')).toContain('application/problem+json');
+      expect(((await answer.json()) as { detail: string }).detail).toContain('npm install');
+    } finally {
+      await app.close();
+    }
   });
 });
 
