@@ -114,7 +114,6 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
 
   it('takes a page from creation to a visited public page', async () => {
     const worker = server.worker();
-    worker.start();
     try {
       const { page, cspViolations } = await openConsole(browser, server.url);
       await signIn(page, api.apiKey as string);
@@ -133,8 +132,13 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
       await page.getByLabel('Find the person').fill('jane@globex.example');
       await page.getByLabel(/Jane Doe/).check();
       await page.getByRole('button', { name: 'Create and generate' }).click();
-      // The version reaches draft without a reload, through its states.
+      // The version is queued, then reaches draft once a worker runs, without a reload.
+      const progress = page.getByRole('list', { name: 'Generation progress' });
+      await progress.locator('[aria-current="step"]', { hasText: 'queued' }).waitFor();
+      await checkView(page, 'audience-generating', 'desktop');
+      worker.start();
       await page.getByRole('button', { name: 'Publish version 1' }).waitFor({ timeout: 20_000 });
+      expect(await progress.count()).toBe(0);
 
       await page.getByRole('link', { name: 'Preview v1' }).click();
       const frames = page.locator('iframe');

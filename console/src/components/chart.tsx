@@ -61,7 +61,17 @@ export function Chart({ summary, series, data, options }: ChartProps) {
   useEffect(() => {
     const element = box.current;
     if (!element || width === 0) return;
-    const plot = new uPlot({ ...options(width, paletteOf(element, series)), width }, data, element);
+    // The key and the table beside the chart give its values, so uPlot's own legend and cursor are off.
+    const plot = new uPlot(
+      {
+        legend: { show: false },
+        cursor: { show: false },
+        ...options(width, paletteOf(element, series)),
+        width,
+      },
+      data,
+      element,
+    );
     return () => plot.destroy();
   }, [width, data]);
 

@@ -215,7 +215,7 @@ function HoldoutForm({
   });
   return (
     <form
-      class="card search"
+      class="card inline-form"
       onSubmit={(event) => {
         event.preventDefault();
         void save.run();

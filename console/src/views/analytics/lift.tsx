@@ -1,0 +1,293 @@
+import type { AudienceLift } from '@tailor/client';
+import uPlot from 'uplot';
+import { unwrap } from '../../api.ts';
+import { Chart, type ChartSeries } from '../../components/chart.tsx';
+import { ViewHead } from '../../components/layout.tsx';
+import { ProblemMessage } from '../../components/problem.tsx';
+import { Table } from '../../components/table.tsx';
+import { useLoad } from '../../hooks.ts';
+import { Link } from '../../router.tsx';
+import { useSession } from '../../session.tsx';
+import { count, percent, points } from './numbers.ts';
+import { describePeriod, type Period, PeriodPicker, periodQuery, searchOf, usePeriod } from './period.tsx';
+
+/** What lift needs before its figures mean much (docs/analytics.md, `enoughData`). */
+const ENOUGH = { sessions: 100, conversions: 10 };
+
+interface Ids {
+  pageId: string;
+  audienceId: string;
+}
+
+type Arm = AudienceLift['personalized'];
+
+/** Does personalization pay for this audience? Both arms, the lift with its interval, and the days. */
+export function LiftView({ pageId, audienceId }: Ids) {
+  const { client } = useSession();
+  const [period, setPeriod] = usePeriod();
+  const path = { page_id: pageId, audience_id: audienceId };
+  const audience = useLoad(
+    () => unwrap(client.GET('/v0/pages/{page_id}/audiences/{audience_id}', { params: { path } })),
+    [audienceId],
+  );
+  const page = useLoad(
+    () => unwrap(client.GET('/v0/pages/{page_id}', { params: { path: { page_id: pageId } } })),
+    [pageId],
+  );
+  const lift = useLoad(
+    () =>
+      unwrap(
+        client.GET('/v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', {
+          params: { path, query: periodQuery(period) },
+        }),
+      ),
+    [audienceId, searchOf(period)],
+  );
+  const audienceHref = `/pages/${pageId}/audiences/${audienceId}`;
+  return (
+    <>
+      <ViewHead
+        title={audience.data ? `Lift of ${audience.data.effectiveName}` : 'Lift'}
+        trail={
+          <>
+            <Link href="/pages">Pages</Link> ›{' '}
+            <Link href={`/pages/${pageId}`}>{page.data?.name ?? 'Page'}</Link> ›{' '}
+            <Link href={`/pages/${pageId}/analytics${searchOf(period)}`}>Analytics</Link> ›{' '}
+            <Link href={audienceHref}>{audience.data?.effectiveName ?? 'Audience'}</Link>
+          </>
+        }
+      />
+      <PeriodPicker period={period} onPeriod={setPeriod} failure={lift.failure} />
+      <ProblemMessage failure={audience.failure ?? page.failure ?? lift.failure} />
+      <div aria-busy={lift.loading} aria-live="polite">
+        {lift.loading && !lift.data && <p class="muted">Loading…</p>}
+        {lift.data && <LiftReport lift={lift.data} period={period} audienceHref={audienceHref} />}
+      </div>
+    </>
+  );
+}
+
+function LiftReport({
+  lift,
+  period,
+  audienceHref,
+}: {
+  lift: AudienceLift;
+  period: Period;
+  audienceHref: string;
+}) {
+  const noHoldout = lift.holdoutPercent === 0 && lift.baseline.sessions === 0;
+  return (
+    <>
+      {noHoldout && (
+        <div class="notice warn">
+          <p>
+            <strong>This audience has no holdout.</strong> Every visitor sees the personalized page, so there
+            is no baseline to compare with. Set a holdout on <Link href={audienceHref}>the audience</Link> (10
+            to 20 % is usual) and come back once visitors have come.
+          </p>
+        </div>
+      )}
+      {lift.srm.mismatch && (
+        <div class="notice warn">
+          <p>
+            <strong>The split is not what the holdout asks for</strong> (sample-ratio mismatch, p ={' '}
+            {lift.srm.pValue?.toPrecision(2)}): visitors were lost or moved in one arm, or the holdout changed
+            during the period. Do not trust the lift below.
+          </p>
+        </div>
+      )}
+      {!noHoldout && !lift.enoughData && <NotEnoughData lift={lift} />}
+      <section aria-labelledby="arms-heading">
+        <h2 id="arms-heading">Both arms, {describePeriod(period)}</h2>
+        <Table
+          caption="Sessions and conversions of each arm"
+          rowKey={(row) => row.name}
+          items={[
+            { name: 'Personalized', arm: lift.personalized, share: 100 - lift.holdoutPercent },
+            { name: 'Baseline (holdout)', arm: lift.baseline, share: lift.holdoutPercent },
+          ]}
+          columns={[
+            { label: 'Arm', cell: (row) => `${row.name} · ${row.share} % of visitors` },
+            { label: 'Sessions', cell: (row) => count(row.arm.sessions) },
+            { label: 'Conversions', cell: (row) => count(row.arm.conversions) },
+            { label: 'Conversion rate', cell: (row) => percent(row.arm.conversionRate) },
+          ]}
+        />
+      </section>
+      <section aria-labelledby="lift-heading">
+        <h2 id="lift-heading">Lift</h2>
+        <div class="card">
+          <dl class="facts">
+            <div>
+              <dt>Absolute lift</dt>
+              <dd class="figure">{points(lift.absoluteLift)}</dd>
+            </div>
+            <div>
+              <dt>Relative lift</dt>
+              <dd class="figure">{percent(lift.relativeLift)}</dd>
+            </div>
+            <div>
+              <dt>95 % interval</dt>
+              <dd class="figure">
+                {lift.confidenceInterval.lower === null
+                  ? '—'
+                  : `${points(lift.confidenceInterval.lower)} to ${points(lift.confidenceInterval.upper)}`}
+              </dd>
+            </div>
+            <div>
+              <dt>Chance to beat the baseline</dt>
+              <dd class="figure">{percent(lift.chanceToBeatBaseline)}</dd>
+            </div>
+          </dl>
+          <IntervalBar lift={lift} />
+        </div>
+      </section>
+      <section aria-labelledby="daily-heading">
+        <h2 id="daily-heading">Day by day (UTC)</h2>
+        <DailyChart lift={lift} />
+        <details>
+          <summary>The days as a table</summary>
+          <Table
+            caption="Sessions and conversions of each arm per day"
+            rowKey={(day) => day.date}
+            items={[...lift.daily].reverse()}
+            columns={[
+              { label: 'Day', cell: (day) => day.date },
+              {
+                label: 'Personalized',
+                cell: (day) =>
+                  `${count(day.personalized.sessions)} sessions, ${count(day.personalized.conversions)} conversions`,
+              },
+              {
+                label: 'Baseline',
+                cell: (day) =>
+                  `${count(day.baseline.sessions)} sessions, ${count(day.baseline.conversions)} conversions`,
+              },
+            ]}
+          />
+        </details>
+      </section>
+    </>
+  );
+}
+
+/** Says plainly that the figures are not to be read yet, and what is missing. */
+function NotEnoughData({ lift }: { lift: AudienceLift }) {
+  const missing = (name: string, arm: Arm) => {
+    const needs = [
+      arm.sessions < ENOUGH.sessions && `${count(ENOUGH.sessions - arm.sessions)} more sessions`,
+      arm.conversions < ENOUGH.conversions &&
+        `${count(ENOUGH.conversions - arm.conversions)} more conversions`,
+    ].filter(Boolean);
+    return needs.length > 0 ? `the ${name} arm needs ${needs.join(' and ')}` : null;
+  };
+  const needs = [missing('personalized', lift.personalized), missing('baseline', lift.baseline)].filter(
+    Boolean,
+  );
+  return (
+    <div class="notice warn">
+      <p>
+        <strong>Not enough data yet.</strong> Each arm needs at least {ENOUGH.sessions} sessions and{' '}
+        {ENOUGH.conversions} conversions before a difference means much: {needs.join('; ')}. Until then the
+        figures below are mostly noise.
+      </p>
+    </div>
+  );
+}
+
+/** Where a value sits on the bar's scale, in percent of its width. */
+function scaleOf(values: number[]): (value: number) => number {
+  const low = Math.min(0, ...values);
+  const high = Math.max(0, ...values);
+  const pad = (high - low) * 0.1 || 0.01;
+  return (value) => ((value - (low - pad)) / (high - low + 2 * pad)) * 100;
+}
+
+/** The estimate with its 95 % interval around it, against the zero line (no difference). */
+function IntervalBar({ lift }: { lift: AudienceLift }) {
+  const { lower, upper } = lift.confidenceInterval;
+  const estimate = lift.absoluteLift;
+  if (lower === null || upper === null || estimate === null)
+    return <p class="muted">The interval needs sessions in both arms.</p>;
+  const at = scaleOf([lower, upper, estimate]);
+  const reading =
+    lower > 0
+      ? `The whole interval is above zero: personalization lifts conversion by at least ${points(lower)}.`
+      : upper < 0
+        ? 'The whole interval is below zero: the baseline converts better.'
+        : 'The interval spans zero: the data cannot tell yet whether personalization converts better.';
+  return (
+    <figure class="interval">
+      <div
+        class="interval-track"
+        role="img"
+        aria-label={`Estimate ${points(estimate)}, 95 % interval from ${points(lower)} to ${points(upper)}, against zero.`}
+      >
+        <span class="interval-zero" style={{ left: `${at(0)}%` }} />
+        <span class="interval-range" style={{ left: `${at(lower)}%`, width: `${at(upper) - at(lower)}%` }} />
+        <span class="interval-estimate" style={{ left: `${at(estimate)}%` }} />
+      </div>
+      <div class="interval-scale" aria-hidden="true">
+        <span style={{ left: `${at(lower)}%` }}>{points(lower)}</span>
+        <span class="zero" style={{ left: `${at(0)}%` }}>
+          0
+        </span>
+        <span style={{ left: `${at(upper)}%` }}>{points(upper)}</span>
+      </div>
+      <figcaption>{reading}</figcaption>
+    </figure>
+  );
+}
+
+const DAILY_SERIES: ChartSeries[] = [
+  { label: 'Personalized sessions', tone: 'tone-1' },
+  { label: 'Personalized conversions', tone: 'tone-1', dashed: true },
+  { label: 'Baseline sessions', tone: 'tone-2' },
+  { label: 'Baseline conversions', tone: 'tone-2', dashed: true },
+];
+
+/** Each arm's sessions and conversions per UTC day, as lines. */
+function DailyChart({ lift }: { lift: AudienceLift }) {
+  const days = lift.daily;
+  const data: uPlot.AlignedData = [
+    days.map((day) => Date.parse(`${day.date}T00:00:00Z`) / 1000),
+    days.map((day) => day.personalized.sessions),
+    days.map((day) => day.personalized.conversions),
+    days.map((day) => day.baseline.sessions),
+    days.map((day) => day.baseline.conversions),
+  ];
+  const busiest = days.reduce(
+    (best, day) =>
+      day.personalized.sessions + day.baseline.sessions > best.total
+        ? { day, total: day.personalized.sessions + day.baseline.sessions }
+        : best,
+    { day: days[0], total: -1 },
+  );
+  return (
+    <Chart
+      summary={`Line chart of ${days.length} days from ${days[0]?.date} to ${days.at(-1)?.date}; the busiest day, ${busiest.day?.date}, had ${busiest.total} sessions. The table below lists every day.`}
+      series={DAILY_SERIES}
+      data={data}
+      options={(width, palette) => ({
+        height: width < 500 ? 220 : 280,
+        tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
+        scales: { x: { time: true }, y: { range: (_plot, _min, max) => [0, Math.max(1, max * 1.1)] } },
+        axes: [
+          { ...palette.axis, space: width < 500 ? 70 : 90 },
+          { ...palette.axis, values: (_plot, splits) => splits.map(count) },
+        ],
+        series: [
+          {},
+          ...DAILY_SERIES.map((item, index) => ({
+            label: item.label,
+            stroke: palette.series[index],
+            width: 2,
+            ...(item.dashed ? { dash: [6, 4] } : {}),
+            points: { show: days.length <= 31 },
+          })),
+        ],
+      })}
+    />
+  );
+}
