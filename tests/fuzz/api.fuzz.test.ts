@@ -177,8 +177,10 @@ describe('every operation under generated requests', () => {
       return Boolean(row.active) && host !== '127.0.0.1' && host !== 'localhost';
     });
     expect(offMachine).toEqual([]);
-    // No worker ran: no delivery was attempted, not even to the local receiver.
-    expect(receiver.received).toEqual([]);
+    // No worker ran: no event was delivered, not even to the local receiver. Only the tests that
+    // POST …/test sends at once may have reached it.
+    const delivered = receiver.received.map((entry) => JSON.parse(entry.body).type);
+    expect(delivered.filter((type) => type !== 'webhook.test')).toEqual([]);
   });
 });
 

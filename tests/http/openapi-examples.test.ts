@@ -69,10 +69,11 @@ async function makeFixtures(): Promise<void> {
   ids.subscription_id = (
     await created(api.post('/v0/webhook_subscriptions', { url: 'https://hooks.contoso-home.example/tailor' }))
   ).subscriptionId;
-  const { tenantId } = api;
-  const origin = { tenantId, pageId: ids.page_id, audienceId: ids.audience_id, pageLinkId: ids.page_link_id };
   token = issueToken(new Signer(TEST_SECRET), {
-    ...origin,
+    tenantId: api.tenantId,
+    pageId: fixtureId('page_id'),
+    audienceId: fixtureId('audience_id'),
+    pageLinkId: fixtureId('page_link_id'),
     arm: 'personalized',
     expiresAt: Date.now() + TOKEN_VALID_MS,
   });
@@ -91,12 +92,14 @@ function ownedBy(example: unknown): unknown {
   );
 }
 
+function fixtureId(name: string): string {
+  const id = ids[name];
+  if (!id) throw new Error(`No fixture for ${name}`);
+  return id;
+}
+
 function pathOf(template: string): string {
-  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const id = ids[name];
-    if (!id) throw new Error(`No fixture for {${name}} in ${template}`);
-    return id;
-  });
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => fixtureId(name));
 }
 
 beforeAll(async () => {

@@ -216,7 +216,7 @@ describe('POST /v0/webhook_subscriptions/{id}/deliveries/{delivery_id}/retry', (
     ]);
   });
 
-  it('is refused while the subscription is off, to a read-only key, and outside the subscription or tenant', async () => {
+  it('is refused while the subscription is off (a test too), to a read-only key, and outside the subscription or tenant', async () => {
     const hooks = await receiver();
     const subscription = await subscribe(api, hooks.url);
     const { deliveryId } = await sendTest(api, subscription.subscriptionId);
@@ -231,9 +231,13 @@ describe('POST /v0/webhook_subscriptions/{id}/deliveries/{delivery_id}/retry', (
     expect((await retry(api.as(key.apiKey), subscription.subscriptionId, deliveryId)).status).toBe(403);
 
     await api.patch(`${BASE}/${subscription.subscriptionId}`, { active: false });
-    const off = await retry(api, subscription.subscriptionId, deliveryId);
-    expect(off.status).toBe(409);
-    expect(off.body.code).toBe('invalid_state');
+    for (const off of [
+      await retry(api, subscription.subscriptionId, deliveryId),
+      await api.post(`${BASE}/${subscription.subscriptionId}/test`),
+    ]) {
+      expect(off.status).toBe(409);
+      expect(off.body.code).toBe('invalid_state');
+    }
     await settle();
     expect(hooks.received).toHaveLength(1);
   });

@@ -161,7 +161,7 @@ export async function webhookRoutes(api: Api): Promise<void> {
         operationId: 'testWebhookSubscription',
         summary: 'Send a test event',
         description:
-          'Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events` and even when it is switched off, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; it is in the delivery log, where it can be retried.',
+          'Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events`, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; it is in the delivery log, where it can be retried. 409 `invalid_state` while the subscription is switched off.',
         params: SubscriptionParams,
         body: EmptyBody,
         response: { 200: WebhookDelivery },

@@ -95,6 +95,14 @@ async function requireSubscription(db: TenantDb, id: string): Promise<Subscripti
   return row;
 }
 
+/** A switched-off subscription gets nothing: no event, no test, no retry. */
+function requireActive(subscription: SubscriptionRow): SubscriptionRow {
+  if (subscription.active !== 1) {
+    throw invalidState('The subscription is switched off (active: false); switch it on first');
+  }
+  return subscription;
+}
+
 export async function createSubscription(
   db: TenantDb,
   input: WebhookSubscriptionCreate,
@@ -178,18 +186,18 @@ export async function listSubscriptionDeliveries(
 }
 
 /**
- * Sends a signed `webhook.test` event to the subscription now, whatever kinds it selects and even
- * when it is switched off, and answers the delivery as it ended. The test is tried once, not
- * retried; it is in the subscription's delivery log (and can be retried from there), but leaves
- * the subscription's failure record and `active` alone: a test probes the receiver, it does not
- * judge it.
+ * Sends a signed `webhook.test` event to the subscription now, whatever kinds it selects, and
+ * answers the delivery as it ended. The test is tried once, not retried; it is in the
+ * subscription's delivery log (and can be retried from there), but leaves the subscription's
+ * failure record and `active` alone: a test probes the receiver, it does not judge it. A switched-off
+ * subscription gets nothing, tests included (409).
  */
 export async function sendTestEvent(
   db: TenantDb,
   id: string,
   settings: AttemptSettings,
 ): Promise<WebhookDelivery> {
-  const subscription = await requireSubscription(db, id);
+  const subscription = requireActive(await requireSubscription(db, id));
   const now = Date.now();
   const data: WebhookTestData = { subscriptionId: subscription.id };
   const event = { id: newId('evt'), type: WEBHOOK_TEST_EVENT, data: JSON.stringify(data), created_at: now };
@@ -227,11 +235,9 @@ export async function retryDelivery(
   deliveryId: string,
 ): Promise<WebhookDelivery> {
   const subscription = await requireSubscription(db, subscriptionId);
-  const found = await findSubscriptionDelivery(db, subscriptionId, deliveryId);
-  if (!found) throw notFound(`Delivery ${deliveryId}`);
-  if (subscription.active !== 1) {
-    throw invalidState('The subscription is switched off (active: false); switch it on to retry');
-  }
+  if (!(await findSubscriptionDelivery(db, subscriptionId, deliveryId)))
+    throw notFound(`Delivery ${deliveryId}`);
+  requireActive(subscription);
   await db.transaction(async (tx) => {
     if (!(await reopenDelivery(tx, deliveryId, Date.now()))) {
       throw invalidState('The delivery is still pending: it will be attempted on its own');
