@@ -91,3 +91,14 @@ export function Chart({ summary, series, data, options }: ChartProps) {
     </figure>
   );
 }
+
+/** Tick steps for an axis of counts: whole numbers only (no "0.5 sessions"). */
+const WHOLE_STEPS = [1, 2, 5].flatMap((step) =>
+  [1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7].map((power) => step * power),
+);
+
+/** An axis of counts: whole-number ticks, written in the reader's locale. */
+export const COUNT_AXIS: Pick<uPlot.Axis, 'incrs' | 'values'> = {
+  incrs: WHOLE_STEPS.sort((a, b) => a - b),
+  values: (_plot, splits) => splits.map((value) => value.toLocaleString()),
+};

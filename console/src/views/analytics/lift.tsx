@@ -1,14 +1,14 @@
 import type { AudienceLift } from '@tailor/client';
 import uPlot from 'uplot';
 import { unwrap } from '../../api.ts';
-import { Chart, type ChartSeries } from '../../components/chart.tsx';
+import { Chart, type ChartSeries, COUNT_AXIS } from '../../components/chart.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { Table } from '../../components/table.tsx';
 import { useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
-import { count, percent, points } from './numbers.ts';
+import { chance, change, count, percent, points } from './numbers.ts';
 import { describePeriod, type Period, PeriodPicker, periodQuery, searchOf, usePeriod } from './period.tsx';
 
 /** What lift needs before its figures mean much (docs/analytics.md, `enoughData`). */
@@ -117,6 +117,10 @@ function LiftReport({
       </section>
       <section aria-labelledby="lift-heading">
         <h2 id="lift-heading">Lift</h2>
+        <p class="muted">
+          The personalized arm's conversion rate minus the baseline's, in percentage points, with its 95 %
+          interval.
+        </p>
         <div class="card">
           <dl class="facts">
             <div>
@@ -125,19 +129,19 @@ function LiftReport({
             </div>
             <div>
               <dt>Relative lift</dt>
-              <dd class="figure">{percent(lift.relativeLift)}</dd>
+              <dd class="figure">{change(lift.relativeLift)}</dd>
             </div>
             <div>
               <dt>95 % interval</dt>
               <dd class="figure">
                 {lift.confidenceInterval.lower === null
                   ? '—'
-                  : `${points(lift.confidenceInterval.lower)} to ${points(lift.confidenceInterval.upper)}`}
+                  : `${points(lift.confidenceInterval.lower, false)} to ${points(lift.confidenceInterval.upper)}`}
               </dd>
             </div>
             <div>
               <dt>Chance to beat the baseline</dt>
-              <dd class="figure">{percent(lift.chanceToBeatBaseline)}</dd>
+              <dd class="figure">{chance(lift.chanceToBeatBaseline)}</dd>
             </div>
           </dl>
           <IntervalBar lift={lift} />
@@ -229,14 +233,24 @@ function IntervalBar({ lift }: { lift: AudienceLift }) {
         <span class="interval-estimate" style={{ left: `${at(estimate)}%` }} />
       </div>
       <div class="interval-scale" aria-hidden="true">
-        <span style={{ left: `${at(lower)}%` }}>{points(lower)}</span>
-        <span class="zero" style={{ left: `${at(0)}%` }}>
+        <ScaleLabel at={at(lower)}>{points(lower)}</ScaleLabel>
+        <ScaleLabel at={at(0)} zero>
           0
-        </span>
-        <span style={{ left: `${at(upper)}%` }}>{points(upper)}</span>
+        </ScaleLabel>
+        <ScaleLabel at={at(upper)}>{points(upper)}</ScaleLabel>
       </div>
       <figcaption>{reading}</figcaption>
     </figure>
+  );
+}
+
+/** A label under the interval at `at` percent, kept inside the bar near its ends. */
+function ScaleLabel({ at, zero = false, children }: { at: number; zero?: boolean; children: string }) {
+  const anchor = at < 15 ? 'start' : at > 85 ? 'end' : 'middle';
+  return (
+    <span class={`${anchor}${zero ? ' zero' : ''}`} style={{ left: `${at}%` }}>
+      {children}
+    </span>
   );
 }
 
@@ -275,7 +289,7 @@ function DailyChart({ lift }: { lift: AudienceLift }) {
         scales: { x: { time: true }, y: { range: (_plot, _min, max) => [0, Math.max(1, max * 1.1)] } },
         axes: [
           { ...palette.axis, space: width < 500 ? 70 : 90 },
-          { ...palette.axis, values: (_plot, splits) => splits.map(count) },
+          { ...palette.axis, ...COUNT_AXIS },
         ],
         series: [
           {},
@@ -284,7 +298,7 @@ function DailyChart({ lift }: { lift: AudienceLift }) {
             stroke: palette.series[index],
             width: 2,
             ...(item.dashed ? { dash: [6, 4] } : {}),
-            points: { show: days.length <= 31 },
+            points: { show: width / days.length > 16 },
           })),
         ],
       })}

@@ -4,20 +4,38 @@ export function count(value: number): string {
   return value.toLocaleString();
 }
 
-/** A fraction 0–1 as a percentage: 0.256 → "25.6 %"; a dash when it cannot be computed. */
-export function percent(value: number | null, digits = 1): string {
+/** A fraction 0–1 as a percentage: 0.256 → "25.6%"; a dash when it cannot be computed. */
+export function percent(value: number | null): string {
   if (value === null) return '—';
-  return value.toLocaleString(undefined, { style: 'percent', maximumFractionDigits: digits });
+  return value.toLocaleString(undefined, { style: 'percent', maximumFractionDigits: 1 });
 }
 
-/** A difference of two rates in percentage points: 0.041 → "+4.1 pts". */
-export function points(value: number | null): string {
+/** A change as a signed percentage: 0.66 → "+66%". */
+export function change(value: number | null): string {
+  if (value === null) return '—';
+  return value.toLocaleString(undefined, {
+    style: 'percent',
+    maximumFractionDigits: 1,
+    signDisplay: 'exceptZero',
+  });
+}
+
+/** A probability, never rounded to a certainty it is not: 0.9995 → "> 99.9%". */
+export function chance(value: number | null): string {
+  if (value === null) return '—';
+  if (value > 0.999) return `> ${percent(0.999)}`;
+  if (value < 0.001) return `< ${percent(0.001)}`;
+  return percent(value);
+}
+
+/** A difference of two rates in percentage points: 0.041 → "+4.1 pts" (or "+4.1" without the unit). */
+export function points(value: number | null, unit = true): string {
   if (value === null) return '—';
   const formatted = (value * 100).toLocaleString(undefined, {
     maximumFractionDigits: 1,
     signDisplay: 'exceptZero',
   });
-  return `${formatted} pts`;
+  return unit ? `${formatted} pts` : formatted;
 }
 
 export function seconds(value: number): string {

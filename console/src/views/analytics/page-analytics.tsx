@@ -1,7 +1,7 @@
 import { type Audience, type AudienceAnalyticsItem, paginate } from '@tailor/client';
 import uPlot from 'uplot';
-import { unwrap } from '../../api.ts';
-import { Chart } from '../../components/chart.tsx';
+import { type TailorClient, unwrap } from '../../api.ts';
+import { Chart, COUNT_AXIS } from '../../components/chart.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { type Column, Table } from '../../components/table.tsx';
@@ -21,7 +21,7 @@ interface Row extends AudienceAnalyticsItem {
   holdoutPercent: number;
 }
 
-async function allAudiences(client: ReturnType<typeof useSession>['client'], pageId: string) {
+async function allAudiences(client: TailorClient, pageId: string) {
   const audiences = new Map<string, Audience>();
   for await (const audience of paginate(client, '/v0/pages/{page_id}/audiences', {
     params: { path: { page_id: pageId }, query: { limit: 100 } },
@@ -148,7 +148,7 @@ function columns(pageId: string, period: Period): Column<Row>[] {
     { label: 'CTA clicks', cell: (row) => count(row.ctaSessions) },
     { label: 'Forms sent', cell: (row) => `${count(row.formSubmitCount)} (${percent(row.formSubmitRate)})` },
     { label: 'Avg time', cell: (row) => seconds(row.avgTimeSpentSeconds) },
-    { label: 'Avg scroll', cell: (row) => `${decimal(row.avgScrollDepthPercentage)} %` },
+    { label: 'Avg scroll', cell: (row) => percent(row.avgScrollDepthPercentage / 100) },
     { label: 'Interactions', cell: (row) => decimal(row.avgInteractionsPerSession) },
     {
       label: 'Lift',
@@ -159,6 +159,18 @@ function columns(pageId: string, period: Period): Column<Row>[] {
       ),
     },
   ];
+}
+
+/** Shortens a name with an ellipsis until it fits `width` pixels in `font`, as the canvas measures it. */
+function fitTo(width: number, font: string): (name: string) => string {
+  const context = document.createElement('canvas').getContext('2d');
+  if (!context) return (name) => name;
+  context.font = font;
+  return (name) => {
+    let shown = name;
+    while (shown.length > 1 && context.measureText(shown).width > width) shown = `${shown.slice(0, -2)}…`;
+    return shown;
+  };
 }
 
 const SERIES = [
@@ -183,14 +195,12 @@ function AudienceChart({ rows }: { rows: Row[] }) {
       data={data}
       options={(width, palette) => {
         const labelWidth = Math.min(220, Math.round(width * 0.35));
-        const label = (name: string) => {
-          const fits = Math.floor(labelWidth / 7.5);
-          return name.length > fits ? `${name.slice(0, fits - 1)}…` : name;
-        };
+        const label = fitTo(labelWidth - 16, String(palette.axis.font));
         return {
           height: rows.length * 44 + 48,
           scales: {
-            x: { time: false, ori: 1, dir: 1, range: [-0.5, rows.length - 0.5] },
+            // The busiest audience on top: the bars run along y, the audiences down x.
+            x: { time: false, ori: 1, dir: -1, range: [-0.5, rows.length - 0.5] },
             y: { ori: 0, range: (_plot, _min, max) => [0, Math.max(1, max * 1.08)] },
           },
           axes: [
@@ -203,7 +213,7 @@ function AudienceChart({ rows }: { rows: Row[] }) {
               splits: () => rows.map((_, index) => index),
               values: (_plot, splits) => splits.map((index) => label(rows[index]?.name ?? '')),
             },
-            { ...palette.axis, scale: 'y', side: 2, values: (_plot, splits) => splits.map(count) },
+            { ...palette.axis, ...COUNT_AXIS, scale: 'y', side: 2, space: 60 },
           ],
           series: [
             {},
