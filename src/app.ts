@@ -31,6 +31,7 @@ import { pageRoutes } from './resources/pages/routes.ts';
 import { personLogRoutes } from './resources/persons/log-routes.ts';
 import { personRoutes } from './resources/persons/routes.ts';
 import { sessionRoutes } from './resources/sessions/routes.ts';
+import { tenantRoutes } from './resources/tenants/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
 import { webhookDeliveries } from './resources/webhooks/metrics.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
@@ -114,6 +115,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
     };
   });
   const needs = resourceNeeds(api);
+  await api.register(tenantRoutes);
   await api.register(accountRoutes);
   await api.register(accountViewRoutes);
   await api.register(personRoutes, needs.persons);
