@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from './config.ts';
 import type { Database } from './db/connection.ts';
 import { requireApiKey } from './http/auth.ts';
 import { acceptJsonBodies } from './http/bodies.ts';
@@ -51,6 +52,8 @@ export interface AppOptions {
   publicUrl: string;
   /** Lets webhook URLs point at loopback and private networks. */
   allowPrivateWebhooks?: boolean;
+  /** How long a receiver may take to answer a test delivery (TAILOR_WEBHOOK_TIMEOUT_MS). */
+  webhookTimeoutMs?: number;
   rateLimitRps: number;
   /** Requests per second per client IP on the public side; 0 turns the limit off. */
   publicRateLimitRps?: number;
@@ -69,6 +72,7 @@ declare module 'fastify' {
     storage: FileStorage;
     publicUrl: string;
     allowPrivateWebhooks: boolean;
+    webhookTimeoutMs: number;
     publicRateLimit: RateLimit;
     database: Database;
   }
@@ -148,6 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('storage', options.storage);
   app.decorate('publicUrl', options.publicUrl);
   app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
+  app.decorate('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS);
   app.decorate(
     'publicRateLimit',
     createRateLimit({

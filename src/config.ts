@@ -142,6 +142,8 @@ function minLength(env: Env, name: Variable, length: number): string | undefined
 
 const DURATION = /^(\d+)(ms|s|m|h)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+/** How long a receiver may take to answer a delivery. */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 function durations(env: Env, name: Variable, fallback: string): number[] {
@@ -216,7 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     llmTimeoutMs: integer(env, 'TAILOR_LLM_TIMEOUT_MS', 60_000, 1, 600_000),
     webhookAllowPrivate: boolean(env, 'TAILOR_WEBHOOK_ALLOW_PRIVATE', false),
     webhookRetryScheduleMs: durations(env, 'TAILOR_WEBHOOK_RETRY_SCHEDULE', DEFAULT_WEBHOOK_RETRY_SCHEDULE),
-    webhookTimeoutMs: integer(env, 'TAILOR_WEBHOOK_TIMEOUT_MS', 15_000, 1, 600_000),
+    webhookTimeoutMs: integer(env, 'TAILOR_WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_TIMEOUT_MS, 1, 600_000),
     logLevel,
     metricsToken: minLength(env, 'TAILOR_METRICS_TOKEN', 16),
     s3: s3(env),

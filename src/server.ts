@@ -133,6 +133,7 @@ export async function serve(config: Config): Promise<void> {
     storage,
     publicUrl: config.publicUrl,
     allowPrivateWebhooks: config.webhookAllowPrivate,
+    webhookTimeoutMs: config.webhookTimeoutMs,
     rateLimitRps: config.rateLimitRps,
     publicRateLimitRps: config.publicRateLimitRps,
     authFailureRps: config.authFailureRps,

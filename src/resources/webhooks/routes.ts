@@ -28,12 +28,10 @@ import {
 
 const tags = ['Webhooks'];
 const BASE = '/v0/webhook_subscriptions';
-/** A test waits for the receiver as long as the contract gives any receiver: 15 s (decisions §5). */
-const TEST_TIMEOUT_MS = 15_000;
 
 export async function webhookRoutes(api: Api): Promise<void> {
   const policy = { allowPrivate: api.allowPrivateWebhooks };
-  const testSettings = { timeoutMs: TEST_TIMEOUT_MS, allowPrivate: api.allowPrivateWebhooks };
+  const testSettings = { timeoutMs: api.webhookTimeoutMs, allowPrivate: api.allowPrivateWebhooks };
 
   api.post(
     BASE,
