@@ -1,8 +1,13 @@
 import './areas.css';
 import type { NavItem } from './components/layout.tsx';
 import type { Route } from './routes.tsx';
+import { AccountDetail } from './views/accounts/detail.tsx';
+import { AccountList } from './views/accounts/list.tsx';
 import { LiftView } from './views/analytics/lift.tsx';
 import { PageAnalytics } from './views/analytics/page-analytics.tsx';
+import { PersonDetail } from './views/persons/detail.tsx';
+import { EditPerson, NewPerson } from './views/persons/edit.tsx';
+import { PersonList } from './views/persons/list.tsx';
 
 /**
  * The views beyond pages and their links: a page's analytics and an audience's lift, persons and
@@ -14,6 +19,15 @@ export const AREA_ROUTES: Route[] = [
     pattern: '/pages/:pageId/audiences/:audienceId/lift',
     view: ({ pageId = '', audienceId = '' }) => <LiftView pageId={pageId} audienceId={audienceId} />,
   },
+  { pattern: '/persons', view: () => <PersonList /> },
+  { pattern: '/persons/new', view: () => <NewPerson /> },
+  { pattern: '/persons/:personId', view: ({ personId = '' }) => <PersonDetail personId={personId} /> },
+  { pattern: '/persons/:personId/edit', view: ({ personId = '' }) => <EditPerson personId={personId} /> },
+  { pattern: '/accounts', view: () => <AccountList /> },
+  { pattern: '/accounts/:accountId', view: ({ accountId = '' }) => <AccountDetail accountId={accountId} /> },
 ];
 
-export const AREA_NAV: NavItem[] = [];
+export const AREA_NAV: NavItem[] = [
+  { label: 'Persons', href: '/persons' },
+  { label: 'Accounts', href: '/accounts' },
+];

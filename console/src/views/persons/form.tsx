@@ -1,0 +1,130 @@
+import type { Person, PersonCreate, PersonUpdate } from '@tailor/client';
+import { useState } from 'preact/hooks';
+import type { Failure } from '../../api.ts';
+import { Field, TextInput } from '../../components/forms.tsx';
+import { ProblemMessage } from '../../components/problem.tsx';
+
+/** What the form edits: every field of a person, as text ("" for none). */
+export interface PersonDraft {
+  name: string;
+  email: string;
+  domain: string;
+  phoneNumber: string;
+  linkedinProfileUrl: string;
+}
+
+type Optional = Exclude<keyof PersonDraft, 'name'>;
+const OPTIONAL: Optional[] = ['email', 'domain', 'phoneNumber', 'linkedinProfileUrl'];
+
+export const NEW_PERSON: PersonDraft = {
+  name: '',
+  email: '',
+  domain: '',
+  phoneNumber: '',
+  linkedinProfileUrl: '',
+};
+
+export function draftOf(person: Person): PersonDraft {
+  return {
+    name: person.name,
+    email: person.email ?? '',
+    domain: person.domain ?? '',
+    phoneNumber: person.phoneNumber ?? '',
+    linkedinProfileUrl: person.linkedinProfileUrl ?? '',
+  };
+}
+
+/** POST /v0/persons: the fields filled in. */
+export function createBody(draft: PersonDraft): PersonCreate {
+  const body: PersonCreate = { name: draft.name.trim() };
+  for (const field of OPTIONAL) if (draft[field].trim()) body[field] = draft[field].trim();
+  return body;
+}
+
+/** PATCH /v0/persons/{id}: the fields changed; one emptied is cleared (null). */
+export function updateBody(draft: PersonDraft, person: Person): PersonUpdate {
+  const was = draftOf(person);
+  const body: PersonUpdate = {};
+  if (draft.name.trim() !== was.name) body.name = draft.name.trim();
+  for (const field of OPTIONAL) {
+    const value = draft[field].trim();
+    if (value !== was[field]) body[field] = value || null;
+  }
+  return body;
+}
+
+interface PersonFormProps {
+  initial: PersonDraft;
+  submitLabel: string;
+  failure: Failure | null;
+  pending: boolean;
+  onSubmit: (draft: PersonDraft) => void;
+}
+
+export function PersonForm({ initial, submitLabel, failure, pending, onSubmit }: PersonFormProps) {
+  const [draft, setDraft] = useState(initial);
+  const set = (field: keyof PersonDraft) => (value: string) => setDraft({ ...draft, [field]: value });
+  return (
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit(draft);
+      }}
+    >
+      <ProblemMessage failure={failure} />
+      <div class="card">
+        <div class="row">
+          <Field label="Name" name="name" failure={failure}>
+            {(control) => <TextInput {...control} required value={draft.name} onValue={set('name')} />}
+          </Field>
+          <Field label="Email" name="email" failure={failure} hint="Unique among your persons">
+            {(control) => (
+              <TextInput
+                {...control}
+                type="email"
+                autocomplete="off"
+                value={draft.email}
+                onValue={set('email')}
+              />
+            )}
+          </Field>
+        </div>
+        <div class="row">
+          <Field
+            label="Company domain"
+            name="domain"
+            failure={failure}
+            hint="Links the person to that company; empty: the email's domain"
+          >
+            {(control) => (
+              <TextInput {...control} spellcheck={false} value={draft.domain} onValue={set('domain')} />
+            )}
+          </Field>
+          <Field
+            label="Phone number"
+            name="phoneNumber"
+            failure={failure}
+            hint="With its country code: +14155550100"
+          >
+            {(control) => <TextInput {...control} value={draft.phoneNumber} onValue={set('phoneNumber')} />}
+          </Field>
+        </div>
+        <Field label="LinkedIn profile" name="linkedinProfileUrl" failure={failure}>
+          {(control) => (
+            <TextInput
+              {...control}
+              type="url"
+              value={draft.linkedinProfileUrl}
+              onValue={set('linkedinProfileUrl')}
+            />
+          )}
+        </Field>
+      </div>
+      <div class="actions">
+        <button class="primary" type="submit" disabled={pending}>
+          {submitLabel}
+        </button>
+      </div>
+    </form>
+  );
+}
