@@ -895,7 +895,7 @@ export interface paths {
     put?: never;
     /**
      * Send a test event
-     * @description Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events` and even when it is switched off, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; it is in the delivery log, where it can be retried.
+     * @description Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events`, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; it is in the delivery log, where it can be retried. 409 `invalid_state` while the subscription is switched off.
      */
     post: operations['testWebhookSubscription'];
     delete?: never;
