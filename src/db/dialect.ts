@@ -40,6 +40,11 @@ export interface Dialect {
    */
   substringMatch(table: string, columns: string[], query: string, tenantId?: string): Expression<SqlBool>;
   /**
+   * Rows of `table` any of whose `columns` holds `query`, case-insensitively, checked row by row:
+   * for tables without a search index, whose scans the caller keeps to one tenant.
+   */
+  containsText(table: string, columns: string[], query: string): Expression<SqlBool>;
+  /**
    * substringMatch for the tenant's rows whose id is in `ids` (a stretch of a few thousand rows),
    * to which the caller keeps the statement: SQLite reads the index only between the least and the
    * greatest seq of those rows, PostgreSQL checks the rows themselves. Cheap however many rows
@@ -284,6 +289,8 @@ export const sqliteDialect: Dialect = {
       await sql.raw(`DROP TABLE IF EXISTS ${index}`).execute(db);
     }
   },
+  // SQLite's LIKE ignores case (of ASCII letters).
+  containsText: (table, columns, query) => likeAny(table, columns, query, 'LIKE'),
   substringMatch(table, columns, query, tenantId) {
     if (!indexable(query)) return likeAny(table, columns, query, 'LIKE');
     const seqs =
@@ -464,6 +471,7 @@ export const postgresDialect: Dialect = {
     }
     await sql.raw(`DROP TABLE IF EXISTS ${index}`).execute(db);
   },
+  containsText: (table, columns, query) => likeAny(table, columns, query, 'ILIKE'),
   substringMatch(table, columns, query, tenantId) {
     if (!postgresIndexable(query)) return likeAny(table, columns, query, 'ILIKE');
     return sql<SqlBool>`${sql.ref(`${table}.id`)} IN

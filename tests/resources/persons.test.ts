@@ -282,6 +282,46 @@ describe('GET /v0/persons', () => {
     const one = await tenant.get('/v0/persons?email=P2@LIST.example');
     expect(one.body.items.map((p: { name: string }) => p.name)).toEqual(['P2']);
   });
+
+  it('keeps the persons whose name or email holds `query`, any case, counted and paged', async () => {
+    const tenant = await server.newTenant();
+    const other = await server.newTenant();
+    await other.post('/v0/persons', { name: 'Grace Other', email: 'grace@other.example' });
+    for (const [name, email] of [
+      ['Grace Hopper', 'grace@navy.example'],
+      ['Ada Lovelace', 'ada@analytical.example'],
+      ['Alan Turing 100%_', 'alan@grace.example'],
+      ['Barbara Liskov', 'barbara@mit.example'],
+    ]) {
+      await tenant.post('/v0/persons', { name, email });
+    }
+    const names = async (url: string) => {
+      const response = await tenant.get(url);
+      expect(response.status).toBe(200);
+      return {
+        names: response.body.items.map((p: { name: string }) => p.name),
+        total: response.body.totalCount,
+      };
+    };
+    expect(await names('/v0/persons?query=GRACE')).toEqual({
+      names: ['Alan Turing 100%_', 'Grace Hopper'],
+      total: 2,
+    });
+    expect(await names('/v0/persons?query=analytical')).toEqual({ names: ['Ada Lovelace'], total: 1 });
+    // LIKE's wildcards are literal characters in a query.
+    expect(await names('/v0/persons?query=0%25_')).toEqual({ names: ['Alan Turing 100%_'], total: 1 });
+    expect(await names('/v0/persons?query=%25')).toEqual({ names: ['Alan Turing 100%_'], total: 1 });
+    expect((await names('/v0/persons?query=')).total).toBe(4);
+    const first = await tenant.get('/v0/persons?query=a&limit=2');
+    expect(first.body).toMatchObject({ hasMore: true, totalCount: 4 });
+    const second = await tenant.get(`/v0/persons?query=a&limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body.items).toHaveLength(2);
+    // A cursor belongs to its query.
+    expect((await tenant.get(`/v0/persons?query=b&limit=2&cursor=${first.body.nextCursor}`)).status).toBe(
+      400,
+    );
+    expect((await tenant.get(`/v0/persons?query=${'x'.repeat(201)}`)).status).toBe(400);
+  });
 });
 
 describe('DELETE /v0/persons/{id}', () => {

@@ -48,13 +48,14 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
         tags,
         operationId: 'listPersons',
         summary: 'List persons',
-        description: 'Newest first.',
+        description:
+          'Newest first. `query` keeps the persons whose name or email contains it (case-insensitive); `email` the one with that email.',
         querystring: PersonListQuery,
         response: { 200: PersonList },
       },
     },
     (request) => {
-      const filters = { email: request.query.email };
+      const filters = { email: request.query.email, query: request.query.query || undefined };
       return paginate(request, filters, (page) => listAllPersons(request.tenantDb, filters, page));
     },
   );

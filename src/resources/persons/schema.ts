@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { IdParams, Nullable, PagedList, PageQuery, SearchQuery, Timestamp } from '../../http/schemas.ts';
 import { MAX_EMAIL_LENGTH } from '../../shared/email.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
@@ -93,6 +93,7 @@ export type PersonUpdate = Static<typeof PersonUpdate>;
 export const PersonListQuery = Type.Object({
   ...PageQuery,
   email: Type.Optional(Type.String({ description: 'Only the person with this email (case-insensitive)' })),
+  query: SearchQuery,
 });
 
 export const PersonList = PagedList(Person, { title: 'PersonList' });

@@ -200,10 +200,11 @@ export async function removePerson(db: TenantDb, id: string): Promise<{ personId
 
 export async function listAllPersons(
   db: TenantDb,
-  filter: { email?: string },
+  filter: { email?: string; query?: string },
   page: Paging,
 ): Promise<Paged<Person>> {
-  return mapPaged(await listPersons(db, { emailKey: filter.email?.toLowerCase() }, page), presentPerson);
+  const rows = await listPersons(db, { emailKey: filter.email?.toLowerCase(), query: filter.query }, page);
+  return mapPaged(rows, presentPerson);
 }
 
 export async function linkedPersons(db: TenantDb, accountId: string, limit: number): Promise<Person[]> {

@@ -74,14 +74,17 @@ export async function recordActivityAt(db: TenantDb<PersonsTables>, id: string, 
 
 export async function listPersons(
   db: TenantDb<PersonsTables>,
-  filter: { emailKey?: string },
+  filter: { emailKey?: string; query?: string },
   page: Paging,
 ): Promise<Paged<PersonRow>> {
   let matching = db.selectFrom('persons');
   if (filter.emailKey !== undefined) matching = matching.where('email_key', '=', filter.emailKey);
+  if (filter.query)
+    matching = matching.where(db.dialect.containsText('persons', ['name', 'email'], filter.query));
+  const filtered = filter.emailKey !== undefined || Boolean(filter.query);
   const [rows, total] = await Promise.all([
     descendingAfter(matching.select(COLUMNS), 'id', page),
-    filter.emailKey !== undefined ? db.countRows(matching) : db.rowCount('persons'),
+    filtered ? db.countRows(matching) : db.rowCount('persons'),
   ]);
   return pagedOf(rows, page, (row) => [row.id], total);
 }
