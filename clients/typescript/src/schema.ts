@@ -128,7 +128,7 @@ export interface paths {
     };
     /**
      * List persons
-     * @description Newest first.
+     * @description Newest first. `query` keeps the persons whose name or email contains it (case-insensitive); `email` the one with that email.
      */
     get: operations['listPersons'];
     put?: never;
@@ -3133,6 +3133,8 @@ export interface operations {
         limit?: number;
         /** @description Only the person with this email (case-insensitive) */
         email?: string;
+        /** @description Case-insensitive substring match; empty means no filter */
+        query?: string;
       };
       header?: never;
       path?: never;
