@@ -5,6 +5,9 @@ import { AccountDetail } from './views/accounts/detail.tsx';
 import { AccountList } from './views/accounts/list.tsx';
 import { LiftView } from './views/analytics/lift.tsx';
 import { PageAnalytics } from './views/analytics/page-analytics.tsx';
+import { BrandDetail } from './views/brands/detail.tsx';
+import { EditBrand, NewBrand } from './views/brands/edit.tsx';
+import { BrandList } from './views/brands/list.tsx';
 import { PersonDetail } from './views/persons/detail.tsx';
 import { EditPerson, NewPerson } from './views/persons/edit.tsx';
 import { PersonList } from './views/persons/list.tsx';
@@ -25,9 +28,14 @@ export const AREA_ROUTES: Route[] = [
   { pattern: '/persons/:personId/edit', view: ({ personId = '' }) => <EditPerson personId={personId} /> },
   { pattern: '/accounts', view: () => <AccountList /> },
   { pattern: '/accounts/:accountId', view: ({ accountId = '' }) => <AccountDetail accountId={accountId} /> },
+  { pattern: '/brands', view: () => <BrandList /> },
+  { pattern: '/brands/new', view: () => <NewBrand /> },
+  { pattern: '/brands/:brandId', view: ({ brandId = '' }) => <BrandDetail brandId={brandId} /> },
+  { pattern: '/brands/:brandId/edit', view: ({ brandId = '' }) => <EditBrand brandId={brandId} /> },
 ];
 
 export const AREA_NAV: NavItem[] = [
   { label: 'Persons', href: '/persons' },
   { label: 'Accounts', href: '/accounts' },
+  { label: 'Brands', href: '/brands' },
 ];

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
 import { Field } from '../../components/forms.tsx';
+import { atFormFields } from '../../form-fields.ts';
 
 /**
  * The period an analytics view covers. A preset ends now and is measured back from the moment it is
@@ -76,23 +77,6 @@ function isoDay(date: Date): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-/**
- * The period's fields are query parameters (`/querystring/startDate`), while a Field names its field
- * under /body: the problem's pointers are read as this form's own.
- */
-function asFormFailure(failure: Failure | null): Failure | null {
-  if (!failure?.errors) return failure;
-  return {
-    ...failure,
-    errors: failure.errors.map((error) => ({
-      ...error,
-      path: error.path
-        .replace('/querystring/startDate', '/body/from')
-        .replace('/querystring/endDate', '/body/to'),
-    })),
-  };
-}
-
 interface PeriodPickerProps {
   period: Period;
   onPeriod: (period: Period) => void;
@@ -107,7 +91,10 @@ export function PeriodPicker({ period, onPeriod, failure }: PeriodPickerProps) {
     'preset' in period ? { from: isoDay(new Date(Date.now() - PRESETS['30d'].ms)), to: today } : period,
   );
   const [choosingCustom, setChoosingCustom] = useState(!('preset' in period));
-  const formFailure = asFormFailure(failure);
+  const formFailure = atFormFields(failure, {
+    '/querystring/startDate': 'from',
+    '/querystring/endDate': 'to',
+  });
   return (
     <search class="search" aria-label="Period">
       <Field label="Period" name="period">
