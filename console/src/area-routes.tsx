@@ -11,6 +11,8 @@ import { BrandList } from './views/brands/list.tsx';
 import { PersonDetail } from './views/persons/detail.tsx';
 import { EditPerson, NewPerson } from './views/persons/edit.tsx';
 import { PersonList } from './views/persons/list.tsx';
+import { WebhookDetail } from './views/webhooks/detail.tsx';
+import { WebhookList } from './views/webhooks/list.tsx';
 
 /**
  * The views beyond pages and their links: a page's analytics and an audience's lift, persons and
@@ -32,10 +34,16 @@ export const AREA_ROUTES: Route[] = [
   { pattern: '/brands/new', view: () => <NewBrand /> },
   { pattern: '/brands/:brandId', view: ({ brandId = '' }) => <BrandDetail brandId={brandId} /> },
   { pattern: '/brands/:brandId/edit', view: ({ brandId = '' }) => <EditBrand brandId={brandId} /> },
+  { pattern: '/webhooks', view: () => <WebhookList /> },
+  {
+    pattern: '/webhooks/:subscriptionId',
+    view: ({ subscriptionId = '' }) => <WebhookDetail subscriptionId={subscriptionId} />,
+  },
 ];
 
 export const AREA_NAV: NavItem[] = [
   { label: 'Persons', href: '/persons' },
   { label: 'Accounts', href: '/accounts' },
   { label: 'Brands', href: '/brands' },
+  { label: 'Webhooks', href: '/webhooks' },
 ];
