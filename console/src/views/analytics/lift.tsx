@@ -8,7 +8,7 @@ import { Table } from '../../components/table.tsx';
 import { useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
-import { chance, change, count, percent, points } from './numbers.ts';
+import { chance, change, count, counted, percent, points } from './numbers.ts';
 import { describePeriod, type Period, PeriodPicker, periodQuery, searchOf, usePeriod } from './period.tsx';
 
 /** What lift needs before its figures mean much (docs/analytics.md, `enoughData`). */
@@ -280,7 +280,7 @@ function DailyChart({ lift }: { lift: AudienceLift }) {
   );
   return (
     <Chart
-      summary={`Line chart of ${days.length} days from ${days[0]?.date} to ${days.at(-1)?.date}; the busiest day, ${busiest.day?.date}, had ${busiest.total} sessions. The table below lists every day.`}
+      summary={`Line chart of ${days.length} days from ${days[0]?.date} to ${days.at(-1)?.date}; the busiest day, ${busiest.day?.date}, had ${counted(busiest.total, 'session')}. The table below lists every day.`}
       series={DAILY_SERIES}
       data={data}
       options={(width, palette) => ({

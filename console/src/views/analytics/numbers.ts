@@ -4,6 +4,11 @@ export function count(value: number): string {
   return value.toLocaleString();
 }
 
+/** A count with its noun: "1 session", "1,200 sessions". */
+export function counted(value: number, noun: string): string {
+  return `${count(value)} ${noun}${value === 1 ? '' : 's'}`;
+}
+
 /** A fraction 0–1 as a percentage: 0.256 → "25.6%"; a dash when it cannot be computed. */
 export function percent(value: number | null): string {
   if (value === null) return '—';

@@ -9,7 +9,7 @@ import { useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
 import { PageTabs } from '../pages/tabs.tsx';
-import { count, decimal, percent, seconds } from './numbers.ts';
+import { count, counted, decimal, percent, seconds } from './numbers.ts';
 import { describePeriod, type Period, PeriodPicker, periodQuery, searchOf, usePeriod } from './period.tsx';
 
 /** The chart compares the audiences with the most sessions; the table lists every one. */
@@ -186,7 +186,10 @@ function AudienceChart({ rows }: { rows: Row[] }) {
     rows.map((row) => row.conversionCount),
   ];
   const summary = rows
-    .map((row) => `${row.name}: ${row.totalSessions} sessions, ${row.conversionCount} conversions`)
+    .map(
+      (row) =>
+        `${row.name}: ${counted(row.totalSessions, 'session')}, ${counted(row.conversionCount, 'conversion')}`,
+    )
     .join('; ');
   return (
     <Chart
