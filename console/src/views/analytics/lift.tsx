@@ -122,7 +122,7 @@ function LiftReport({
           interval.
         </p>
         <div class="card">
-          <dl class="facts">
+          <dl class="facts totals">
             <div>
               <dt>Absolute lift</dt>
               <dd class="figure">{points(lift.absoluteLift)}</dd>
@@ -234,9 +234,12 @@ function IntervalBar({ lift }: { lift: AudienceLift }) {
       </div>
       <div class="interval-scale" aria-hidden="true">
         <ScaleLabel at={at(lower)}>{points(lower)}</ScaleLabel>
-        <ScaleLabel at={at(0)} zero>
-          0
-        </ScaleLabel>
+        {/* Zero is labelled where the interval's labels leave it room; its line is always drawn. */}
+        {Math.min(Math.abs(at(0) - at(lower)), Math.abs(at(0) - at(upper))) > 15 && (
+          <ScaleLabel at={at(0)} zero>
+            0
+          </ScaleLabel>
+        )}
         <ScaleLabel at={at(upper)}>{points(upper)}</ScaleLabel>
       </div>
       <figcaption>{reading}</figcaption>

@@ -90,7 +90,7 @@ function Report({ rows, pageId, period }: { rows: Row[]; pageId: string; period:
   const bounces = rows.reduce((sum, row) => sum + row.bounceCount, 0);
   return (
     <>
-      <dl class="card facts" aria-label="Totals">
+      <dl class="card facts totals" aria-label="Totals">
         <div>
           <dt>Sessions</dt>
           <dd class="figure">{count(sessions)}</dd>
