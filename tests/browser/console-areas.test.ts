@@ -259,6 +259,11 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByRole('heading', { name: 'Umbrella', level: 1 }).waitFor();
     expect(await row(page, 'Persons of this account', 'Ada Park').count()).toBe(1);
+
+    await page.getByRole('link', { name: 'Persons', exact: true }).click();
+    await page.getByLabel('Search by name or email').fill('PARK');
+    await expect.poll(() => page.locator('table tbody tr').count()).toBe(1);
+    expect(await row(page, 'Persons', 'Ada Park').count()).toBe(1);
     expect(cspViolations).toEqual([]);
     await page.close();
   });

@@ -9,14 +9,11 @@ import { useDebounced } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
 
-/**
- * Persons, newest first. The API finds a person by their whole email address (any letter case);
- * people of a company are found through the company, under Accounts.
- */
+/** Persons, newest first, searched by name or email as you type; a company's people are under Accounts. */
 export function PersonList() {
   const { client } = useSession();
-  const [email, setEmail] = useState('');
-  const settled = useDebounced(email.trim());
+  const [query, setQuery] = useState('');
+  const settled = useDebounced(query.trim());
   return (
     <>
       <ViewHead title="Persons">
@@ -28,17 +25,17 @@ export function PersonList() {
       </ViewHead>
       <search class="search">
         <Field
-          label="Find by email"
-          name="email"
+          label="Search by name or email"
+          name="query"
           hint={
             <>
-              The whole address. To find the people of a company, search{' '}
+              Any part of either. The people of a company are listed with it, under{' '}
               <Link href="/accounts">Accounts</Link>.
             </>
           }
         >
           {(control) => (
-            <TextInput {...control} type="search" autocomplete="off" value={email} onValue={setEmail} />
+            <TextInput {...control} type="search" autocomplete="off" value={query} onValue={setQuery} />
           )}
         </Field>
       </search>
@@ -46,16 +43,12 @@ export function PersonList() {
         caption="Persons"
         deps={[settled]}
         load={(cursor) =>
-          unwrap(
-            client.GET('/v0/persons', {
-              params: { query: { cursor, ...(settled ? { email: settled } : {}) } },
-            }),
-          )
+          unwrap(client.GET('/v0/persons', { params: { query: { cursor, query: settled } } }))
         }
         rowKey={(person) => person.personId}
         empty={
           settled
-            ? 'No person has this email.'
+            ? 'No person matches.'
             : 'No persons yet: they are made here, through the API, or by a page form.'
         }
         columns={[
