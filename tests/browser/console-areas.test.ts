@@ -174,7 +174,7 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
     const audience = row(page, 'Audience analytics', 'Sam Lee');
     expect(await cell(audience, 'Sessions')).toBe('1');
     expect(await page.getByRole('img', { name: /Sam Lee at Initech: 1 session,/ }).count()).toBe(1);
-    expect(await page.locator('.chart-canvas canvas').count()).toBeGreaterThan(0);
+    await page.locator('.chart-canvas canvas').first().waitFor();
 
     await audience.getByRole('link', { name: 'Lift (50 % holdout)' }).click();
     await page.getByRole('heading', { name: /^Lift of Sam Lee/, level: 1 }).waitFor();
@@ -182,7 +182,7 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
     const arms = { personalized: 'Personalized', baseline: 'Baseline (holdout)' } as const;
     expect(await cell(row(page, 'Sessions and conversions of each arm', arms[arm]), 'Sessions')).toBe('1');
     await page.getByText('Not enough data yet.').waitFor();
-    expect(await page.locator('.chart-canvas canvas').count()).toBeGreaterThan(0);
+    await page.locator('.chart-canvas canvas').first().waitFor();
 
     // Another period, chosen from the presets, is kept in the address and counts the same visit.
     await page.getByRole('combobox', { name: 'Period' }).selectOption('24h');
@@ -287,6 +287,7 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
       .toBeGreaterThan(0);
     await page.getByLabel('Primary').fill('#12345g');
     await page.getByRole('button', { name: 'Create the brand' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Validation failed' }).waitFor();
     expect(await page.getByLabel('Primary').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Primary').fill('#123456');
     await page.getByRole('button', { name: 'Create the brand' }).click();
