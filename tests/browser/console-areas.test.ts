@@ -347,6 +347,36 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
     }
   }, 60_000);
 
+  it('can be used with the keyboard alone: a period chosen, a person erased after the question', async () => {
+    const doomed = await ok(
+      api.post('/v0/persons', { name: 'Lee Gone', email: 'gone@initech.example' }),
+      201,
+    );
+    const { page } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    const focused = () => page.evaluate('document.activeElement?.textContent ?? ""');
+    const tabTo = async (text: string) => {
+      for (let tabs = 0; tabs < 40 && (await focused()) !== text; tabs++) await page.keyboard.press('Tab');
+      expect(await focused()).toBe(text);
+    };
+
+    await goTo(page, `/pages/${busy.pageId}/analytics`);
+    await page.getByRole('combobox', { name: 'Period' }).focus();
+    await page.keyboard.press('ArrowDown');
+    await settle(page);
+    expect(page.url()).toContain('period=90d');
+    await page.getByRole('heading', { name: 'Every audience, last 90 days' }).waitFor();
+
+    await goTo(page, `/persons/${doomed.personId}`);
+    await tabTo('Erase');
+    await page.keyboard.press('Enter');
+    expect(await focused()).toBe('Yes, erase');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Persons', level: 1 }).waitFor();
+    expect((await api.get(`/v0/persons/${doomed.personId}`)).status).toBe(404);
+    await page.close();
+  });
+
   it('shows a read-only key no control that writes on these views', async () => {
     const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
     const { page, cspViolations } = await openConsole(browser, server.url);
