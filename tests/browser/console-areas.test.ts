@@ -370,7 +370,7 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
     await goTo(page, `/persons/${doomed.personId}`);
     await tabTo('Erase');
     await page.keyboard.press('Enter');
-    expect(await focused()).toBe('Yes, erase');
+    await expect.poll(focused).toBe('Yes, erase');
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Persons', level: 1 }).waitFor();
     expect((await api.get(`/v0/persons/${doomed.personId}`)).status).toBe(404);
