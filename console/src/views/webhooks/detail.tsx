@@ -48,9 +48,11 @@ export function WebhookDetail({ subscriptionId }: { subscriptionId: string }) {
       >
         {data && (
           <Writable>
-            <button type="button" class="primary" disabled={test.pending} onClick={() => test.run()}>
-              {test.pending ? 'Sending a test…' : 'Send a test'}
-            </button>
+            {data.active && (
+              <button type="button" class="primary" disabled={test.pending} onClick={() => test.run()}>
+                {test.pending ? 'Sending a test…' : 'Send a test'}
+              </button>
+            )}
             <ConfirmButton
               label="Rotate secret"
               question="Make a new secret? The old one keeps signing beside it for 24 hours."
@@ -141,8 +143,8 @@ function SubscriptionFacts({ subscription }: { subscription: WebhookSubscription
       </dl>
       {!subscription.active && (
         <p class="muted">
-          Switched off: it receives no event (a 410 answer, 5 days of failures, or a change here switch it
-          off). Tests still go out.
+          Switched off: it receives no event, test or retry (a 410 answer, 5 days of failures, or a change
+          here switch it off). Switch it on to use it again.
         </p>
       )}
     </div>
