@@ -1,6 +1,7 @@
 import type { ComponentChildren, InputHTMLAttributes, JSX } from 'preact';
 import { useId } from 'preact/hooks';
 import { type Failure, fieldError } from '../api.ts';
+import { ProblemMessage } from './problem.tsx';
 
 /**
  * A labelled form control with its hint and, beside it, the API's error for its field: `name` is the
@@ -113,5 +114,29 @@ export function Checkbox({ label, checked, onChecked, hint }: CheckboxProps) {
         {hint && <span class="muted"> · {hint}</span>}
       </label>
     </div>
+  );
+}
+
+interface SubmitFormProps {
+  onSubmit: () => void;
+  /** The API's problem with the last submission, shown above the fields (field errors go beside each). */
+  problem?: Failure | null;
+  class?: string;
+  children: ComponentChildren;
+}
+
+/** A form that submits through `onSubmit`, never by loading a page. */
+export function SubmitForm({ onSubmit, problem, class: className, children }: SubmitFormProps) {
+  return (
+    <form
+      class={className}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onSubmit();
+      }}
+    >
+      {problem !== undefined && <ProblemMessage failure={problem} />}
+      {children}
+    </form>
   );
 }

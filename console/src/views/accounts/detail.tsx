@@ -2,7 +2,7 @@ import type { Account } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { Time } from '../../components/format.tsx';
-import { Field, TextInput } from '../../components/forms.tsx';
+import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { Table } from '../../components/table.tsx';
@@ -92,13 +92,7 @@ function RenameForm({ account, onSaved }: { account: Account; onSaved: (account:
     );
   });
   return (
-    <form
-      class="card search"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save.run();
-      }}
-    >
+    <SubmitForm class="card search" onSubmit={() => void save.run()}>
       <Field label="Company name" name="name" failure={save.failure} hint="Pages made for its people say it">
         {(control) => <TextInput {...control} required value={name} onValue={setName} />}
       </Field>
@@ -110,6 +104,6 @@ function RenameForm({ account, onSaved }: { account: Account; onSaved: (account:
           <ProblemMessage failure={save.failure} />
         </div>
       )}
-    </form>
+    </SubmitForm>
   );
 }

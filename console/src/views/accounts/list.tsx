@@ -2,10 +2,9 @@ import type { AccountSearchItem } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { Time } from '../../components/format.tsx';
-import { Checkbox, Field, TextInput } from '../../components/forms.tsx';
+import { Checkbox, Field, SubmitForm, TextInput } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
-import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction, useDebounced } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
@@ -76,13 +75,7 @@ function NewAccount() {
   return (
     <details class="card" open={create.failure !== null}>
       <summary>New account</summary>
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
-      >
-        <ProblemMessage failure={create.failure} />
+      <SubmitForm onSubmit={() => void create.run()} problem={create.failure}>
         <div class="row">
           <Field label="Domain" name="domain" failure={create.failure} hint="globex.example, or a URL on it">
             {(control) => (
@@ -96,7 +89,7 @@ function NewAccount() {
         <button class="primary" type="submit" disabled={create.pending}>
           Create the account
         </button>
-      </form>
+      </SubmitForm>
     </details>
   );
 }

@@ -1,7 +1,9 @@
 import type { Audience, AudienceVersionWithContent } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
+import { ConfirmButton } from '../../components/confirm.tsx';
 import { StatusBadge, Time } from '../../components/format.tsx';
+import { SubmitForm } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
@@ -86,6 +88,9 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
           </>
         }
       >
+        <Link class="button" href={`/pages/${pageId}/audiences/${audienceId}/lift`}>
+          Lift
+        </Link>
         {data && data.status !== 'archived' && (
           <Writable>
             {data.status === 'draft' && (
@@ -102,7 +107,13 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
                 Generate a new version
               </button>
             )}
-            <ArchiveButton onArchive={archive.run} pending={archive.pending} />
+            <ConfirmButton
+              label="Archive"
+              question="Archive it for good?"
+              confirm="Yes, archive"
+              pending={archive.pending}
+              onConfirm={() => void archive.run()}
+            />
           </Writable>
         )}
       </ViewHead>
@@ -127,28 +138,6 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
         <LinkList audienceId={audienceId} version={linksMade} />
       </section>
     </>
-  );
-}
-
-/** Archiving cannot be undone, so it asks once more, in place. */
-function ArchiveButton({ onArchive, pending }: { onArchive: () => void; pending: boolean }) {
-  const [confirming, setConfirming] = useState(false);
-  if (!confirming)
-    return (
-      <button type="button" class="danger" onClick={() => setConfirming(true)}>
-        Archive
-      </button>
-    );
-  return (
-    <span class="actions">
-      <span>Archive it for good?</span>
-      <button type="button" class="danger" disabled={pending} onClick={onArchive}>
-        Yes, archive
-      </button>
-      <button type="button" onClick={() => setConfirming(false)}>
-        Keep it
-      </button>
-    </span>
   );
 }
 
@@ -214,18 +203,12 @@ function HoldoutForm({
     );
   });
   return (
-    <form
-      class="card inline-form"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save.run();
-      }}
-    >
+    <SubmitForm class="card inline-form" onSubmit={() => void save.run()}>
       <HoldoutField value={holdoutPercent} onValue={setHoldout} failure={save.failure} />
       <button type="submit" disabled={save.pending || holdoutPercent === audience.holdoutPercent}>
         Save holdout
       </button>
-    </form>
+    </SubmitForm>
   );
 }
 

@@ -1,9 +1,8 @@
 import type { AudienceCreate } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
-import { Checkbox, Field, TextArea, TextInput } from '../../components/forms.tsx';
+import { Checkbox, Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
-import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction, useLoad } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
@@ -59,13 +58,7 @@ export function NewAudience({ pageId }: { pageId: string }) {
           </>
         }
       />
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          void create.run();
-        }}
-      >
-        <ProblemMessage failure={failure ?? page.failure} />
+      <SubmitForm onSubmit={() => void create.run()} problem={failure ?? page.failure}>
         <div class="card">
           <fieldset>
             <legend>Who is it for?</legend>
@@ -114,7 +107,7 @@ export function NewAudience({ pageId }: { pageId: string }) {
             {create.pending ? 'Creating…' : 'Create and generate'}
           </button>
         </div>
-      </form>
+      </SubmitForm>
     </>
   );
 }

@@ -1,8 +1,7 @@
 import type { Brand, BrandInput } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { type Failure, fieldError } from '../../api.ts';
-import { Field, TextArea, TextInput } from '../../components/forms.tsx';
-import { ProblemMessage } from '../../components/problem.tsx';
+import { Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
 import { useDebounced, useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
@@ -124,13 +123,7 @@ export function BrandForm({ initial, isNew, submitLabel, failure, pending, onSub
   const set = (field: keyof BrandDraft) => (value: string) =>
     setDraft((current) => ({ ...current, [field]: value }));
   return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        onSubmit(draft);
-      }}
-    >
-      <ProblemMessage failure={failure} />
+    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
       <div class="card">
         <div class="row">
           <Field
@@ -215,6 +208,6 @@ export function BrandForm({ initial, isNew, submitLabel, failure, pending, onSub
           {submitLabel}
         </button>
       </div>
-    </form>
+    </SubmitForm>
   );
 }

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { CopyField } from '../../components/copy.tsx';
 import { Time } from '../../components/format.tsx';
-import { Field, TextInput } from '../../components/forms.tsx';
+import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction } from '../../hooks.ts';
@@ -102,13 +102,7 @@ export function LinkCreate({ audienceId, onCreated }: { audienceId: string; onCr
     onCreated();
   });
   return (
-    <form
-      class="search"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void create.run();
-      }}
-    >
+    <SubmitForm class="search" onSubmit={() => void create.run()}>
       <Field
         label="Link path"
         name="path"
@@ -123,6 +117,6 @@ export function LinkCreate({ audienceId, onCreated }: { audienceId: string; onCr
       <div class="field">
         <ProblemMessage failure={create.failure} />
       </div>
-    </form>
+    </SubmitForm>
   );
 }

@@ -1,8 +1,7 @@
 import type { Page, PageCreate, PageType } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { type Failure, unwrap } from '../../api.ts';
-import { Checkbox, Field, TextArea, TextInput } from '../../components/forms.tsx';
-import { ProblemMessage } from '../../components/problem.tsx';
+import { Checkbox, Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
 import { Rows } from '../../components/rows.tsx';
 import { useLoad } from '../../hooks.ts';
 import { useSession } from '../../session.tsx';
@@ -138,13 +137,7 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
   const set = (changes: Partial<PageDraft>) => setDraft({ ...draft, ...changes });
 
   return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        onSubmit(draft);
-      }}
-    >
-      <ProblemMessage failure={failure} />
+    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
       <div class="card">
         <h2>The page</h2>
         <div class="row">
@@ -412,6 +405,6 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
           {pending ? 'Saving…' : submitLabel}
         </button>
       </div>
-    </form>
+    </SubmitForm>
   );
 }

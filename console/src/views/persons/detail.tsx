@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
 import { StatusBadge, Time } from '../../components/format.tsx';
-import { Field, TextArea } from '../../components/forms.tsx';
+import { Field, SubmitForm, TextArea } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
@@ -208,14 +208,7 @@ function NoteForm({ personId, entry, onSaved, onCancel }: NoteFormProps) {
     onSaved();
   });
   return (
-    <form
-      class={entry ? undefined : 'card'}
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save.run();
-      }}
-    >
-      <ProblemMessage failure={save.failure} />
+    <SubmitForm class={entry ? undefined : 'card'} onSubmit={() => void save.run()} problem={save.failure}>
       <Field label={entry ? 'Note' : 'New note'} name="text" failure={save.failure}>
         {(control) => <TextArea {...control} required value={text} onValue={setText} />}
       </Field>
@@ -229,6 +222,6 @@ function NoteForm({ personId, entry, onSaved, onCancel }: NoteFormProps) {
           </button>
         )}
       </div>
-    </form>
+    </SubmitForm>
   );
 }

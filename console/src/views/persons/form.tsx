@@ -1,8 +1,7 @@
 import type { Person, PersonCreate, PersonUpdate } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
-import { Field, TextInput } from '../../components/forms.tsx';
-import { ProblemMessage } from '../../components/problem.tsx';
+import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
 
 /** What the form edits: every field of a person, as text ("" for none). */
 export interface PersonDraft {
@@ -65,13 +64,7 @@ export function PersonForm({ initial, submitLabel, failure, pending, onSubmit }:
   const [draft, setDraft] = useState(initial);
   const set = (field: keyof PersonDraft) => (value: string) => setDraft({ ...draft, [field]: value });
   return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        onSubmit(draft);
-      }}
-    >
-      <ProblemMessage failure={failure} />
+    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
       <div class="card">
         <div class="row">
           <Field label="Name" name="name" failure={failure}>
@@ -125,6 +118,6 @@ export function PersonForm({ initial, submitLabel, failure, pending, onSubmit }:
           {submitLabel}
         </button>
       </div>
-    </form>
+    </SubmitForm>
   );
 }

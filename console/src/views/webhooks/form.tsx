@@ -2,8 +2,7 @@ import type { EventKind, WebhookSubscription, WebhookSubscriptionCreate } from '
 import { useId, useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
 import { CopyField } from '../../components/copy.tsx';
-import { Checkbox, Field, TextInput } from '../../components/forms.tsx';
-import { ProblemMessage } from '../../components/problem.tsx';
+import { Checkbox, Field, SubmitForm, TextInput } from '../../components/forms.tsx';
 
 /** Every event kind a subscription can select, with what it tells (docs/webhooks.md). */
 const EVENT_KINDS: Record<EventKind, string> = {
@@ -55,13 +54,7 @@ export function SubscriptionForm({
   const toggle = (kind: EventKind, on: boolean) =>
     setDraft({ ...draft, events: KINDS.filter((each) => (each === kind ? on : chosen.includes(each))) });
   return (
-    <form
-      onSubmit={(event) => {
-        event.preventDefault();
-        onSubmit(draft);
-      }}
-    >
-      <ProblemMessage failure={failure} />
+    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
       <Field
         label="Receiver URL"
         name="url"
@@ -125,7 +118,7 @@ export function SubscriptionForm({
       <button class="primary" type="submit" disabled={pending}>
         {submitLabel}
       </button>
-    </form>
+    </SubmitForm>
   );
 }
 
