@@ -81,3 +81,14 @@ export async function checkView(page: Page, name: string, viewport: ViewportName
   fs.mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: `${SHOTS}/${name}-${viewport}.png`, fullPage: true });
 }
+
+/** What the name of a control that writes holds: a read-only key must see none. */
+const WRITES =
+  /publish|archive|restore|create|new|edit|delete|erase|save|add|rename|upload|remove|rotate|send|retry|cancel|generate/i;
+
+/** No button, link or form that writes on the view shown: what a read-only key gets. */
+export async function expectNoWriteControl(page: Page, view: string): Promise<void> {
+  expect(await page.getByRole('button', { name: WRITES }).count(), view).toBe(0);
+  expect(await page.getByRole('link', { name: /new|edit/i }).count(), view).toBe(0);
+  expect(await page.locator('form, input[type="file"]').count(), view).toBe(0);
+}
