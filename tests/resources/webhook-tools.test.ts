@@ -1,10 +1,11 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { WebhookDelivery, WebhookDeliveryList } from '../../src/resources/webhooks/schema.ts';
-import { type Answer, type Received, startReceiver } from '../helpers/receiver.ts';
+import type { Received } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { Client, startServer, type TestServer } from '../helpers/server.ts';
+import { webhookFixtures } from '../helpers/webhooks.ts';
 
 const BASE = '/v0/webhook_subscriptions';
 
@@ -23,22 +24,11 @@ afterAll(async () => {
   await server.close();
 });
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
+const fixtures = webhookFixtures();
+const { receiver } = fixtures;
 
-async function receiver(answer?: Answer) {
-  const started = await startReceiver(answer);
-  cleanups.push(started.close);
-  return started;
-}
-
-async function subscribe(client: Client, url: string, events: string[] | null = ['form.submitted']) {
-  const response = await client.post(BASE, { url, events });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  cleanups.push(() => client.delete(`${BASE}/${response.body.subscriptionId}`));
-  return response.body as { subscriptionId: string; secret: string };
+function subscribe(client: Client, url: string, events: string[] | null = ['form.submitted']) {
+  return fixtures.subscribe(client, { url, events });
 }
 
 type Delivery = { deliveryId: string; eventId: string; eventType: string; state: string } & Record<

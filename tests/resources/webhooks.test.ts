@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimJobs } from '../../src/jobs/store.ts';
 import { AudienceVersion } from '../../src/resources/audiences/schema.ts';
 import { DELIVER_JOB } from '../../src/resources/webhooks/events.ts';
@@ -10,9 +10,10 @@ import {
   WebhookSubscriptionList,
   WebhookSubscriptionWithSecret,
 } from '../../src/resources/webhooks/schema.ts';
-import { type Answer, type Received, startReceiver } from '../helpers/receiver.ts';
+import type { Received } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { webhookFixtures } from '../helpers/webhooks.ts';
 
 const BASE = '/v0/webhook_subscriptions';
 const VERSION_EVENTS = ['page.version.created', 'page.version.processed', 'page.version.published'];
@@ -52,27 +53,7 @@ afterAll(async () => {
   await server.close();
 });
 
-// Every test deletes its subscriptions (which drops their pending deliveries) and closes its
-// receivers, so that a retry left over by one test never reaches a receiver of a later test that
-// happens to get the same port.
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(answer?: Answer) {
-  const started = await startReceiver(answer);
-  cleanups.push(started.close);
-  return started;
-}
-
-async function subscribe(client: Client, body: Record<string, unknown>) {
-  const response = await client.post(BASE, body);
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  expectSchema(WebhookSubscriptionWithSecret, response.body);
-  cleanups.push(() => client.delete(`${BASE}/${response.body.subscriptionId}`));
-  return response.body as { subscriptionId: string; secret: string; url: string; events: string[] | null };
-}
+const { afterTest, receiver, subscribe } = webhookFixtures();
 
 async function createPage(client: Client) {
   const response = await client.post('/v0/pages', {
@@ -174,7 +155,7 @@ describe('POST /v0/webhook_subscriptions', () => {
     expect(response.status).toBe(201);
     expectSchema(WebhookSubscriptionWithSecret, response.body);
     const created = response.body;
-    cleanups.push(() => api.delete(`${BASE}/${created.subscriptionId}`));
+    afterTest(() => api.delete(`${BASE}/${created.subscriptionId}`));
     expect(response.headers.get('location')).toBe(`${BASE}/${created.subscriptionId}`);
     expect(created).toMatchObject({ url: 'https://hooks.example.com/tailor', active: true, events: null });
     expect(created.subscriptionId).toMatch(/^whsub_[a-z0-9]{26}$/);
