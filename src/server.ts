@@ -26,6 +26,7 @@ function printBanner(tenant: TenantWithKey, fromEnvironment: boolean, publicUrl:
       '  It is shown only this once and stored only as a hash: keep it now.',
       '  Send it as the x-api-key header, e.g.',
       `    curl -H "x-api-key: <key>" ${publicUrl}/v0/accounts/search`,
+      `  Console: ${publicUrl}/console (sign in with the key)`,
       `  API reference: ${publicUrl}/docs`,
       line,
       '',

@@ -93,6 +93,9 @@ describe('tailor serve', () => {
       apiKey = match?.[1] as string;
       const response = await fetch(`${first.url}/v0/accounts/search`, { headers: { 'x-api-key': apiKey } });
       expect(response.status).toBe(200);
+      const [, consoleUrl] = first.output().match(/Console: (\S+)/) ?? [];
+      expect(consoleUrl).toBe(`${first.url}/console`);
+      expect((await fetch(consoleUrl as string)).status).toBe(200);
     } finally {
       first.child.kill('SIGTERM');
       expect(await first.exited).toBe(0);
