@@ -1,6 +1,6 @@
 import 'uplot/dist/uPlot.min.css';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 
 /** One line or bar set of a chart, named in its key; `tone` is a class of styles.css' chart colours. */
 export interface ChartSeries {
@@ -17,8 +17,11 @@ interface ChartProps {
   summary: string;
   series: ChartSeries[];
   data: uPlot.AlignedData;
-  /** uPlot's options for a given width in CSS pixels, in the console's colours. */
-  options: (width: number, palette: Palette) => Omit<uPlot.Options, 'width'>;
+  /**
+   * uPlot's options for a given width in CSS pixels, in the console's colours; `library` is uPlot
+   * itself (its path builders and time zones), loaded with the first chart.
+   */
+  options: (width: number, palette: Palette, library: typeof uPlot) => Omit<uPlot.Options, 'width'>;
 }
 
 /** The stylesheet's colours, for the canvas: one per series (as `series` lists them), and the axes'. */
@@ -61,18 +64,27 @@ export function Chart({ summary, series, data, options }: ChartProps) {
   useEffect(() => {
     const element = box.current;
     if (!element || width === 0) return;
-    // The key and the table beside the chart give its values, so uPlot's own legend and cursor are off.
-    const plot = new uPlot(
-      {
-        legend: { show: false },
-        cursor: { show: false },
-        ...options(width, paletteOf(element, series)),
-        width,
-      },
-      data,
-      element,
-    );
-    return () => plot.destroy();
+    let plot: uPlot | undefined;
+    let gone = false;
+    // uPlot is fetched with the first chart, so that views without one load less.
+    void import('uplot').then(({ default: UPlot }) => {
+      if (gone) return;
+      // The key and the table beside the chart give its values, so uPlot's own legend and cursor are off.
+      plot = new UPlot(
+        {
+          legend: { show: false },
+          cursor: { show: false },
+          ...options(width, paletteOf(element, series), UPlot),
+          width,
+        },
+        data,
+        element,
+      );
+    });
+    return () => {
+      gone = true;
+      plot?.destroy();
+    };
   }, [width, data]);
 
   return (

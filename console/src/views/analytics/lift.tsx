@@ -1,5 +1,5 @@
 import type { AudienceLift } from '@tailor/client';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 import { unwrap } from '../../api.ts';
 import { Chart, type ChartSeries, COUNT_AXIS } from '../../components/chart.tsx';
 import { ViewHead } from '../../components/layout.tsx';
@@ -286,9 +286,9 @@ function DailyChart({ lift }: { lift: AudienceLift }) {
       summary={`Line chart of ${days.length} days from ${days[0]?.date} to ${days.at(-1)?.date}; the busiest day, ${busiest.day?.date}, had ${counted(busiest.total, 'session')}. The table below lists every day.`}
       series={DAILY_SERIES}
       data={data}
-      options={(width, palette) => ({
+      options={(width, palette, library) => ({
         height: width < 500 ? 220 : 280,
-        tzDate: (seconds) => uPlot.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
+        tzDate: (seconds) => library.tzDate(new Date(seconds * 1000), 'Etc/UTC'),
         scales: { x: { time: true }, y: { range: (_plot, _min, max) => [0, Math.max(1, max * 1.1)] } },
         axes: [
           { ...palette.axis, space: width < 500 ? 70 : 90 },

@@ -1,5 +1,5 @@
 import { type Audience, type AudienceAnalyticsItem, paginate } from '@tailor/client';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 import { type TailorClient, unwrap } from '../../api.ts';
 import { Chart, COUNT_AXIS } from '../../components/chart.tsx';
 import { ViewHead } from '../../components/layout.tsx';
@@ -196,7 +196,7 @@ function AudienceChart({ rows }: { rows: Row[] }) {
       summary={`Bar chart. ${summary}.`}
       series={SERIES}
       data={data}
-      options={(width, palette) => {
+      options={(width, palette, library) => {
         const labelWidth = Math.min(220, Math.round(width * 0.35));
         const label = fitTo(labelWidth - 16, String(palette.axis.font));
         return {
@@ -224,7 +224,7 @@ function AudienceChart({ rows }: { rows: Row[] }) {
               label: item.label,
               fill: palette.series[index],
               stroke: palette.series[index],
-              paths: uPlot.paths.bars?.({ size: [0.36, 18], align: index === 0 ? -1 : 1 }),
+              paths: library.paths.bars?.({ size: [0.36, 18], align: index === 0 ? -1 : 1 }),
               points: { show: false },
             })),
           ],
