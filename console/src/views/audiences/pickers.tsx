@@ -46,8 +46,8 @@ function Choices({ legend, choices, selected, onSelect, empty }: ChoicesProps) {
   );
 }
 
-function personChoice(person: Person, company?: string | null): Choice {
-  const details = [person.email, company ?? person.domain].filter(Boolean).join(' · ');
+function personChoice(person: Person): Choice {
+  const details = [person.email, person.domain].filter(Boolean).join(' · ');
   return {
     id: person.personId,
     label: (
@@ -64,47 +64,19 @@ interface PickerProps {
   onSelect: (id: string) => void;
 }
 
-/**
- * Finds a person: by email when the search holds an @, else among the people of the companies
- * whose name or domain matches (the API searches accounts, not person names); the newest persons
- * when the search is empty.
- */
+/** Finds a person by any part of their name or email; the newest persons when the search is empty. */
 export function PersonPicker({ selected, onSelect }: PickerProps) {
   const { client } = useSession();
   const [query, setQuery] = useState('');
   const settled = useDebounced(query.trim());
   const results = useLoad(async (): Promise<Choice[]> => {
-    if (settled.includes('@')) {
-      const found = await unwrap(client.GET('/v0/persons', { params: { query: { email: settled } } }));
-      return found.items.map((person) => personChoice(person));
-    }
-    if (!settled) {
-      const newest = await unwrap(client.GET('/v0/persons', { params: { query: { limit: RESULTS } } }));
-      return newest.items.map((person) => personChoice(person));
-    }
-    const accounts = await unwrap(
-      client.GET('/v0/accounts/search', { params: { query: { query: settled, limit: 5 } } }),
-    );
-    const details = await Promise.all(
-      accounts.items.map((account) =>
-        unwrap(
-          client.GET('/v0/accounts/{account_id}', { params: { path: { account_id: account.accountId } } }),
-        ),
-      ),
-    );
-    return details.flatMap((account) =>
-      account.linkedPersons
-        .slice(0, RESULTS)
-        .map((person) => personChoice(person, account.name ?? account.domain)),
-    );
+    const search = settled ? { query: settled, limit: RESULTS } : { limit: RESULTS };
+    const found = await unwrap(client.GET('/v0/persons', { params: { query: search } }));
+    return found.items.map(personChoice);
   }, [settled]);
   return (
     <>
-      <Field
-        label="Find the person"
-        name="personSearch"
-        hint="Their email, or their company's name or domain"
-      >
+      <Field label="Find the person" name="personSearch" hint="Any part of their name or email">
         {(control) => <TextInput {...control} type="search" value={query} onValue={setQuery} />}
       </Field>
       <ProblemMessage failure={results.failure} />
