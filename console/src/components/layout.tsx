@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { Link } from '../router.tsx';
-import { useSession } from '../session.tsx';
+import { useSession, Writable } from '../session.tsx';
 
 export interface NavItem {
   label: string;
@@ -92,5 +92,16 @@ export function ViewHead({ title, trail, children }: ViewHeadProps) {
         {children && <div class="actions">{children}</div>}
       </div>
     </div>
+  );
+}
+
+/** The link to a view that creates something: for keys that may write only. */
+export function CreateLink({ href, children }: { href: string; children: ComponentChildren }) {
+  return (
+    <Writable>
+      <Link class="button primary" href={href}>
+        {children}
+      </Link>
+    </Writable>
   );
 }

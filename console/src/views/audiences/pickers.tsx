@@ -64,30 +64,52 @@ interface PickerProps {
   onSelect: (id: string) => void;
 }
 
-/** Finds a person by any part of their name or email; the newest persons when the search is empty. */
-export function PersonPicker({ selected, onSelect }: PickerProps) {
-  const { client } = useSession();
+interface SearchPickerProps extends PickerProps {
+  /** What is searched for, in the field's label and the results' legend: "person", "company". */
+  noun: { one: string; many: string };
+  hint: string;
+  empty: string;
+  /** The choices for a search as typed (trimmed and settled); the newest ones for an empty search. */
+  search: (query: string) => Promise<Choice[]>;
+}
+
+/** A search field whose results, found as you type, are offered as a radio group. */
+function SearchPicker({ noun, hint, empty, search, selected, onSelect }: SearchPickerProps) {
   const [query, setQuery] = useState('');
   const settled = useDebounced(query.trim());
-  const results = useLoad(async (): Promise<Choice[]> => {
-    const search = settled ? { query: settled, limit: RESULTS } : { limit: RESULTS };
-    const found = await unwrap(client.GET('/v0/persons', { params: { query: search } }));
-    return found.items.map(personChoice);
-  }, [settled]);
+  const results = useLoad(() => search(settled), [settled]);
   return (
     <>
-      <Field label="Find the person" name="personSearch" hint="Any part of their name or email">
+      <Field label={`Find the ${noun.one}`} name={`${noun.one}Search`} hint={hint}>
         {(control) => <TextInput {...control} type="search" value={query} onValue={setQuery} />}
       </Field>
       <ProblemMessage failure={results.failure} />
       <Choices
-        legend={settled ? 'Matching persons' : 'Newest persons'}
+        legend={`${settled ? 'Matching' : 'Newest'} ${noun.many}`}
         choices={results.loading && !results.data ? undefined : results.data}
         selected={selected}
         onSelect={onSelect}
-        empty="No person matches. Persons are created through the API or by the page's form."
+        empty={empty}
       />
     </>
+  );
+}
+
+/** Finds a person by any part of their name or email. */
+export function PersonPicker(props: PickerProps) {
+  const { client } = useSession();
+  return (
+    <SearchPicker
+      {...props}
+      noun={{ one: 'person', many: 'persons' }}
+      hint="Any part of their name or email"
+      empty="No person matches. Persons are created through the API or by the page's form."
+      search={async (query) => {
+        const search = query ? { query, limit: RESULTS } : { limit: RESULTS };
+        const found = await unwrap(client.GET('/v0/persons', { params: { query: search } }));
+        return found.items.map(personChoice);
+      }}
+    />
   );
 }
 
@@ -107,30 +129,20 @@ function accountChoice(account: AccountSearchItem): Choice {
 }
 
 /** Finds an account (a company) by its name or domain. */
-export function AccountPicker({ selected, onSelect }: PickerProps) {
+export function AccountPicker(props: PickerProps) {
   const { client } = useSession();
-  const [query, setQuery] = useState('');
-  const settled = useDebounced(query.trim());
-  const results = useLoad(
-    () =>
-      unwrap(
-        client.GET('/v0/accounts/search', { params: { query: { query: settled, limit: RESULTS } } }),
-      ).then((page) => page.items.map(accountChoice)),
-    [settled],
-  );
   return (
-    <>
-      <Field label="Find the company" name="accountSearch" hint="Its name or domain">
-        {(control) => <TextInput {...control} type="search" value={query} onValue={setQuery} />}
-      </Field>
-      <ProblemMessage failure={results.failure} />
-      <Choices
-        legend={settled ? 'Matching companies' : 'Newest companies'}
-        choices={results.loading && !results.data ? undefined : results.data}
-        selected={selected}
-        onSelect={onSelect}
-        empty="No company matches."
-      />
-    </>
+    <SearchPicker
+      {...props}
+      noun={{ one: 'company', many: 'companies' }}
+      hint="Its name or domain"
+      empty="No company matches."
+      search={async (query) => {
+        const found = await unwrap(
+          client.GET('/v0/accounts/search', { params: { query: { query, limit: RESULTS } } }),
+        );
+        return found.items.map(accountChoice);
+      }}
+    />
   );
 }

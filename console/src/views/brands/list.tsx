@@ -1,10 +1,10 @@
 import type { Brand } from '@tailor/client';
 import { unwrap } from '../../api.ts';
 import { Time } from '../../components/format.tsx';
-import { ViewHead } from '../../components/layout.tsx';
+import { CreateLink, ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { Link } from '../../router.tsx';
-import { useSession, Writable } from '../../session.tsx';
+import { useSession } from '../../session.tsx';
 import { Swatch } from './form.tsx';
 
 /** Brand profiles, newest first: how the pages of each brand look and read. */
@@ -13,11 +13,7 @@ export function BrandList() {
   return (
     <>
       <ViewHead title="Brands">
-        <Writable>
-          <Link class="button primary" href="/brands/new">
-            New brand
-          </Link>
-        </Writable>
+        <CreateLink href="/brands/new">New brand</CreateLink>
       </ViewHead>
       <p class="muted">
         A page names its brand by id. The brand's profile gives its pages their name, logo, colours and

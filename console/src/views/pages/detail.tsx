@@ -1,7 +1,7 @@
 import type { Audience, Page } from '@tailor/client';
 import { unwrap } from '../../api.ts';
 import { StatusBadge, Time } from '../../components/format.tsx';
-import { ViewHead } from '../../components/layout.tsx';
+import { CreateLink, ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction, useLoad } from '../../hooks.ts';
@@ -117,13 +117,7 @@ function AudienceList({ pageId, canCreate }: { pageId: string; canCreate: boolea
     <section aria-labelledby="audiences-heading">
       <div class="view-head">
         <h2 id="audiences-heading">Audiences</h2>
-        {canCreate && (
-          <Writable>
-            <Link class="button primary" href={`/pages/${pageId}/audiences/new`}>
-              New audience
-            </Link>
-          </Writable>
-        )}
+        {canCreate && <CreateLink href={`/pages/${pageId}/audiences/new`}>New audience</CreateLink>}
       </div>
       <PagedList<Audience>
         caption="Audiences of this page"

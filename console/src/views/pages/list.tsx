@@ -3,11 +3,11 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { StatusBadge, Time } from '../../components/format.tsx';
 import { Field, TextInput } from '../../components/forms.tsx';
-import { ViewHead } from '../../components/layout.tsx';
+import { CreateLink, ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { useDebounced } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
-import { useSession, Writable } from '../../session.tsx';
+import { useSession } from '../../session.tsx';
 
 const STATUSES = ['draft', 'published', 'archived'] as const;
 type Status = (typeof STATUSES)[number];
@@ -21,11 +21,7 @@ export function PageList() {
   return (
     <>
       <ViewHead title="Pages">
-        <Writable>
-          <Link class="button primary" href="/pages/new">
-            New page
-          </Link>
-        </Writable>
+        <CreateLink href="/pages/new">New page</CreateLink>
       </ViewHead>
       <search class="search">
         <Field label="Search by name or title" name="query">

@@ -3,11 +3,11 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { Time } from '../../components/format.tsx';
 import { Field, TextInput } from '../../components/forms.tsx';
-import { ViewHead } from '../../components/layout.tsx';
+import { CreateLink, ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { useDebounced } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
-import { useSession, Writable } from '../../session.tsx';
+import { useSession } from '../../session.tsx';
 
 /** Persons, newest first, searched by name or email as you type; a company's people are under Accounts. */
 export function PersonList() {
@@ -17,11 +17,7 @@ export function PersonList() {
   return (
     <>
       <ViewHead title="Persons">
-        <Writable>
-          <Link class="button primary" href="/persons/new">
-            New person
-          </Link>
-        </Writable>
+        <CreateLink href="/persons/new">New person</CreateLink>
       </ViewHead>
       <search class="search">
         <Field
