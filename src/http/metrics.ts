@@ -22,12 +22,23 @@ export interface DatabaseGauge<Label extends string = string> {
   read(database: Database, now: number): Promise<GaugeValue<Label>[]>;
 }
 
+/** `read`, made once per scrape (its `now`) however many gauges ask for it. */
+function oncePerScrape<T>(read: (database: Database) => Promise<T>) {
+  let last: { database: Database; now: number; reading: Promise<T> } | undefined;
+  return (database: Database, now: number): Promise<T> => {
+    if (last?.database !== database || last.now !== now) last = { database, now, reading: read(database) };
+    return last.reading;
+  };
+}
+
+const queuedJobs = oncePerScrape((database) => queuedJobsByKind(database.acrossTenants));
+
 const jobsQueued: DatabaseGauge<'kind'> = {
   name: 'tailor_jobs_queued',
   help: 'Background jobs waiting to run, due now or later (a retry waits for its time), by kind',
   labelNames: ['kind'],
-  async read(database) {
-    const rows = await queuedJobsByKind(database.acrossTenants);
+  async read(database, now) {
+    const rows = await queuedJobs(database, now);
     return rows.map((row) => ({ labels: { kind: row.kind }, value: row.queued }));
   },
 };
@@ -37,7 +48,7 @@ const oldestQueuedJob: DatabaseGauge<'kind'> = {
   help: 'Seconds since the queued job that has waited longest came due (0 when none is due yet), by kind',
   labelNames: ['kind'],
   async read(database, now) {
-    const rows = await queuedJobsByKind(database.acrossTenants);
+    const rows = await queuedJobs(database, now);
     return rows.map((row) => ({
       labels: { kind: row.kind },
       value: Math.max(0, now - row.earliestRunAt) / 1000,

@@ -60,9 +60,11 @@ export interface DeliverySettings extends AttemptSettings {
   retryScheduleMs: number[];
 }
 
-/** Any 2xx is a success. */
-export const succeeded = (result: SendResult): boolean =>
-  result.status !== undefined && result.status >= 200 && result.status < 300;
+/** Why an attempt failed, as the delivery log says it; null when it succeeded (any 2xx). */
+export function failureOf(result: SendResult): string | null {
+  if (result.status !== undefined && result.status >= 200 && result.status < 300) return null;
+  return result.error ?? `the receiver answered ${result.status}`;
+}
 
 /**
  * One attempt at delivering `event` to `subscription`, signed at `now` with every live secret.
@@ -85,7 +87,7 @@ export function sendEvent(
       'webhook-signature': signatureHeader(liveSecrets(subscription, now), event.id, timestamp, body),
       'user-agent': 'Tailor-Webhooks/0',
     },
-    { timeoutMs: settings.timeoutMs, allowPrivate: settings.allowPrivate },
+    settings,
   );
 }
 
@@ -123,7 +125,8 @@ export function deliveryJob(settings: DeliverySettings): JobHandler<{ deliveryId
         last_status_code: result.status ?? null,
         updated_at: done,
       };
-      if (succeeded(result)) {
+      const error = failureOf(result);
+      if (error === null) {
         await updateDelivery(db, delivery.id, {
           ...attempt,
           state: 'succeeded',
@@ -134,7 +137,6 @@ export function deliveryJob(settings: DeliverySettings): JobHandler<{ deliveryId
         await clearFailing(db, subscription.id);
         return;
       }
-      const error = result.error ?? `the receiver answered ${result.status}`;
       if (result.status === 410) {
         await updateDelivery(db, delivery.id, {
           ...attempt,

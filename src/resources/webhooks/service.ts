@@ -4,7 +4,7 @@ import { invalidField, invalidState, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { assertPublicUrl } from './address-guard.ts';
-import { type AttemptSettings, sendEvent, succeeded } from './delivery.ts';
+import { type AttemptSettings, failureOf, sendEvent } from './delivery.ts';
 import { enqueueDelivery, WEBHOOK_TEST_EVENT } from './events.ts';
 import type {
   WebhookDelivery,
@@ -202,19 +202,20 @@ export async function sendTestEvent(
   const data: WebhookTestData = { subscriptionId: subscription.id };
   const event = { id: newId('evt'), type: WEBHOOK_TEST_EVENT, data: JSON.stringify(data), created_at: now };
   const result = await sendEvent(subscription, event, settings, now);
+  const failure = failureOf(result);
   const done = Date.now();
   const delivery: DeliveryRow = {
     id: newId('delivery'),
     event_id: event.id,
     subscription_id: subscription.id,
-    state: succeeded(result) ? 'succeeded' : 'failed',
+    state: failure === null ? 'succeeded' : 'failed',
     attempts: 1,
     last_status_code: result.status ?? null,
-    last_error: succeeded(result) ? null : (result.error ?? `the receiver answered ${result.status}`),
+    last_error: failure,
     next_attempt_at: null,
     created_at: now,
     updated_at: done,
-    delivered_at: succeeded(result) ? done : null,
+    delivered_at: failure === null ? done : null,
   };
   await db.transaction(async (tx) => {
     await insertEvent(tx, event);
