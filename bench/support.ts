@@ -4,13 +4,14 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import { buildApp } from '../src/app.ts';
+import { buildServers } from '../src/app.ts';
 import { type Database, openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { TenantDb } from '../src/db/tenant-db.ts';
 import { LocalDiskStorage } from '../src/resources/files/storage.ts';
 import type { Page } from '../src/resources/pages/schema.ts';
 import { createPage } from '../src/resources/pages/service.ts';
+import { PagesOrigin } from '../src/shared/pages-origin.ts';
 import { Signer } from '../src/shared/signing.ts';
 import { resourceNeeds } from '../src/wiring.ts';
 import { createTenantWithKey, type TenantWithKey } from '../src/workflows/tenant-setup/service.ts';
@@ -38,7 +39,7 @@ export async function openBench(name: string): Promise<Bench> {
 }
 
 /** A page with nothing on it, for sessions to belong to. */
-export function benchPage(db: TenantDb): Promise<Page> {
+export function benchPage({ db, database }: Bench): Promise<Page> {
   const input = {
     name: 'Bench',
     pageContext: 'Bench.',
@@ -47,7 +48,13 @@ export function benchPage(db: TenantDb): Promise<Page> {
     actionCardWidgets: [],
     scripts: [],
   };
-  return createPage(db, input, resourceNeeds({ signer: new Signer(SECRET), publicUrl: '' }).pages.images);
+  const needs = resourceNeeds({
+    signer: new Signer(SECRET),
+    publicUrl: 'http://127.0.0.1',
+    database,
+    pages: new PagesOrigin('http://127.0.0.1'),
+  });
+  return createPage(db, input, needs.pages.images);
 }
 
 /**
@@ -83,24 +90,32 @@ export async function refreshStatistics(database: Database): Promise<void> {
 }
 
 export interface Served {
+  /** The API origin. */
   url: string;
+  /** The pages origin: public pages and /v0/public/*. */
+  pagesUrl: string;
   close(): Promise<void>;
 }
 
-/** Starts the server on loopback, without rate limits; answers its address and how to stop it all. */
+/** Starts the server on loopback, without rate limits; answers its addresses and how to stop it all. */
 export async function serveBench({ database, dataDir }: Bench): Promise<Served> {
-  const app = await buildApp({
+  const pagesPort = await freePort();
+  const pagesUrl = `http://127.0.0.1:${pagesPort}`;
+  const { api, pages } = await buildServers({
     database,
     signer: new Signer(SECRET),
     storage: new LocalDiskStorage(path.join(dataDir, 'files')),
     publicUrl: 'http://127.0.0.1',
+    pages: new PagesOrigin(pagesUrl),
     rateLimitRps: 0,
   });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = await api.listen({ host: '127.0.0.1', port: 0 });
+  await pages.listen({ host: '127.0.0.1', port: pagesPort });
   return {
     url,
+    pagesUrl,
     async close() {
-      await app.close();
+      await Promise.all([api.close(), pages.close()]);
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
@@ -139,9 +154,11 @@ async function whenReady(url: string, child: ChildProcess): Promise<void> {
  */
 export async function serveProcess({ database, dataDir }: Bench): Promise<Served & { pid: number }> {
   const port = await freePort();
+  const pagesPort = await freePort();
   const env = {
     ...process.env,
     PORT: String(port),
+    TAILOR_PAGES_PORT: String(pagesPort),
     HOST: '127.0.0.1',
     TAILOR_DATA_DIR: dataDir,
     TAILOR_SECRET: SECRET,
@@ -159,6 +176,7 @@ export async function serveProcess({ database, dataDir }: Bench): Promise<Served
   await whenReady(url, child);
   return {
     url,
+    pagesUrl: `http://127.0.0.1:${pagesPort}`,
     pid: child.pid as number,
     async close() {
       const exited = new Promise((resolve) => child.once('exit', resolve));

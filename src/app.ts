@@ -12,7 +12,7 @@ import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { OneLinePerRequest } from './http/logging.ts';
-import { registerMetrics } from './http/metrics.ts';
+import { countRequests, type Metrics, registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
 import { Problem } from './http/schemas.ts';
@@ -32,11 +32,13 @@ import { pageRoutes } from './resources/pages/routes.ts';
 import { personLogRoutes } from './resources/persons/log-routes.ts';
 import { personRoutes } from './resources/persons/routes.ts';
 import { sessionRoutes } from './resources/sessions/routes.ts';
+import { tenantDomainCheckRoutes, tenantDomainRoutes } from './resources/tenant-domains/routes.ts';
 import { tenantRoutes } from './resources/tenants/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
 import { webhookDeliveries } from './resources/webhooks/metrics.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
 import { AppError } from './shared/errors.ts';
+import type { PagesOrigin } from './shared/pages-origin.ts';
 import type { Signer } from './shared/signing.ts';
 import { resourceNeeds } from './wiring.ts';
 import { accountViewRoutes } from './workflows/account-view/routes.ts';
@@ -48,8 +50,10 @@ export interface AppOptions {
   database: Database;
   signer: Signer;
   storage: FileStorage;
-  /** Absolute base of the links the service hands out. */
+  /** Absolute base of the links the API hands out (its own address). */
   publicUrl: string;
+  /** Where tenants' pages are served: the pages origin (TAILOR_PAGES_URL). */
+  pages: PagesOrigin;
   /** Lets webhook URLs point at loopback and private networks. */
   allowPrivateWebhooks?: boolean;
   /** How long a receiver may take to answer a test delivery (TAILOR_WEBHOOK_TIMEOUT_MS). */
@@ -80,8 +84,6 @@ declare module 'fastify' {
 
 const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-/** Routes that need no API key: their requests carry their own signed credential. */
-const PUBLIC_ROUTES = [fileDownloadRoutes, publicRoutes];
 
 function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
@@ -118,8 +120,9 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
       response: { ...(route.schema?.response as object), '4XX': Problem, '5XX': Problem },
     };
   });
-  const needs = resourceNeeds(api);
-  await api.register(tenantRoutes);
+  const needs = resourceNeeds(options);
+  await api.register(tenantRoutes, needs.tenants);
+  await api.register(tenantDomainRoutes, needs.tenantDomains);
   await api.register(accountRoutes);
   await api.register(accountViewRoutes);
   await api.register(personRoutes, needs.persons);
@@ -136,7 +139,11 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
   await api.register(sessionRoutes, needs.sessions);
 }
 
-export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+/**
+ * What every listener of the service shares: request ids, validation, JSON bodies, refusing unsafe
+ * text and long URLs, problem+json errors, draining on SIGTERM, and the public side's per-IP limit.
+ */
+function baseServer(options: AppOptions, publicRateLimit: RateLimit) {
   const app = Fastify({
     logger: options.logger ?? false,
     logController: new OneLinePerRequest(),
@@ -151,18 +158,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('database', options.database);
   app.decorate('storage', options.storage);
   app.decorate('publicUrl', options.publicUrl);
-  app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
-  app.decorate('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS);
-  app.decorate(
-    'publicRateLimit',
-    createRateLimit({
-      perSecond: options.publicRateLimitRps ?? 0,
-      burst: (options.publicRateLimitRps ?? 0) * 2,
-      name: 'ip',
-      counts: 'requests',
-      redis: options.redis,
-    }),
-  );
+  app.decorate('publicRateLimit', publicRateLimit);
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app, BODY_LIMIT);
   refuseUnsafeText(app);
@@ -178,7 +174,30 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (_request, reply) => {
     if (app.draining) reply.header('connection', 'close');
   });
+  return app;
+}
 
+function publicRateLimitOf(options: AppOptions): RateLimit {
+  return createRateLimit({
+    perSecond: options.publicRateLimitRps ?? 0,
+    burst: (options.publicRateLimitRps ?? 0) * 2,
+    name: 'ip',
+    counts: 'requests',
+    redis: options.redis,
+  });
+}
+
+/**
+ * The API origin: the keyed /v0 API, its document and reference, the console, health and metrics,
+ * and /v0/public/* (page addresses answer 308 to the pages origin).
+ */
+export async function buildApp(
+  options: AppOptions,
+  publicRateLimit = publicRateLimitOf(options),
+): Promise<FastifyInstance> {
+  const app = baseServer(options, publicRateLimit);
+  app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
+  app.decorate('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS);
   registerMetrics(app, {
     database: options.database,
     token: options.metricsToken,
@@ -188,6 +207,37 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register((scope: Api) => healthRoutes(scope, options.database));
   await app.register(consoleRoutes, { prefix: '/console' });
   await app.register((api: Api) => apiScope(api, options));
-  for (const routes of PUBLIC_ROUTES) await app.register(routes);
+  await registerPublicSide(app, { pages: options.pages, servesPages: false });
   return app;
+}
+
+/** What needs no API key, on either origin: every request carries its own signed credential, or none. */
+async function registerPublicSide(app: Api, options: { pages: PagesOrigin; servesPages: boolean }) {
+  await app.register(fileDownloadRoutes);
+  await app.register(tenantDomainCheckRoutes);
+  await app.register(publicRoutes, options);
+}
+
+/**
+ * The pages origin (decisions §6): tenants' pages, by Host and path, and /v0/public/*; nothing
+ * else. It counts its requests in the API's metrics and shares its per-IP limit, so that a visitor
+ * has one budget across both origins.
+ */
+export async function buildPagesApp(
+  options: AppOptions,
+  shared: { metrics: Metrics; publicRateLimit: RateLimit },
+): Promise<FastifyInstance> {
+  const app = baseServer(options, shared.publicRateLimit);
+  countRequests(app, shared.metrics);
+  await registerPublicSide(app, { pages: options.pages, servesPages: true });
+  return app;
+}
+
+/** Both listeners of `tailor serve`: the API origin and the pages origin. */
+export async function buildServers(
+  options: AppOptions,
+): Promise<{ api: FastifyInstance; pages: FastifyInstance }> {
+  const api = await buildApp(options);
+  const pages = await buildPagesApp(options, { metrics: api.metrics, publicRateLimit: api.publicRateLimit });
+  return { api, pages };
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { templateProblem } from './shared/pages-origin.ts';
 
 /** Everything Tailor reads from its environment, validated once at start. */
 export interface Config {
@@ -6,8 +7,12 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
-  /** Absolute base of links the service hands out (download URLs, public pages). */
+  /** Absolute base of the links the API hands out (download URLs, its own address). */
   publicUrl: string;
+  /** The port of the pages origin's listener (public pages and /v0/public/*). */
+  pagesPort: number;
+  /** Where visitors reach the pages origin; may hold `{tenant}` (src/shared/pages-origin.ts). */
+  pagesUrl: string;
   secret: string | undefined;
   bootstrapApiKey: string | undefined;
   rateLimitRps: number;
@@ -67,6 +72,8 @@ export const CONFIG_VARIABLES = [
   'TAILOR_SECRET',
   'TAILOR_BOOTSTRAP_API_KEY',
   'TAILOR_PUBLIC_URL',
+  'TAILOR_PAGES_PORT',
+  'TAILOR_PAGES_URL',
   'TAILOR_RATE_LIMIT_RPS',
   'TAILOR_PUBLIC_RATE_LIMIT_RPS',
   'TAILOR_AUTH_FAILURE_RPS',
@@ -132,6 +139,14 @@ function url(env: Env, name: Variable, protocols: string[]): string | undefined 
   return raw;
 }
 
+function pagesTemplate(env: Env, fallback: string): string {
+  const raw = read(env, 'TAILOR_PAGES_URL');
+  if (raw === undefined) return fallback;
+  const problem = templateProblem(raw);
+  if (problem) throw new ConfigError('TAILOR_PAGES_URL', problem);
+  return raw.replace(/\/+$/, '');
+}
+
 function minLength(env: Env, name: Variable, length: number): string | undefined {
   const raw = read(env, name);
   if (raw !== undefined && raw.length < length) {
@@ -195,6 +210,10 @@ export function loadConfig(env: Env = process.env): Config {
     );
   }
   const publicHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  const pagesPort = integer(env, 'TAILOR_PAGES_PORT', 8081, 0, 65535);
+  if (pagesPort !== 0 && pagesPort === port) {
+    throw new ConfigError('TAILOR_PAGES_PORT', `must differ from PORT (both are ${port})`);
+  }
   return {
     host,
     port,
@@ -204,6 +223,8 @@ export function loadConfig(env: Env = process.env): Config {
       /\/+$/,
       '',
     ),
+    pagesPort,
+    pagesUrl: pagesTemplate(env, `http://${publicHost}:${pagesPort}`),
     secret,
     bootstrapApiKey: minLength(env, 'TAILOR_BOOTSTRAP_API_KEY', 32),
     rateLimitRps: integer(env, 'TAILOR_RATE_LIMIT_RPS', 100, 0, 1_000_000),

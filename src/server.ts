@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { buildApp } from './app.ts';
+import { buildServers } from './app.ts';
 import { backgroundWork } from './background.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/connection.ts';
@@ -9,11 +9,13 @@ import { migrateToLatest } from './db/migrate.ts';
 import { type Logger, Worker } from './jobs/worker.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { resolveSecret } from './secret.ts';
+import { PagesOrigin } from './shared/pages-origin.ts';
 import { Signer } from './shared/signing.ts';
 import { createFileStorage } from './storage.ts';
 import { bootstrapDefaultTenant, type TenantWithKey } from './workflows/tenant-setup/service.ts';
 
-function printBanner(tenant: TenantWithKey, fromEnvironment: boolean, publicUrl: string): void {
+function printBanner(tenant: TenantWithKey, fromEnvironment: boolean, config: Config): void {
+  const { publicUrl } = config;
   const line = '='.repeat(72);
   const keyLine = fromEnvironment
     ? '  API key: the value of TAILOR_BOOTSTRAP_API_KEY'
@@ -28,6 +30,7 @@ function printBanner(tenant: TenantWithKey, fromEnvironment: boolean, publicUrl:
       `    curl -H "x-api-key: <key>" ${publicUrl}/v0/accounts/search`,
       `  Console: ${publicUrl}/console (sign in with the key)`,
       `  API reference: ${publicUrl}/docs`,
+      `  Public pages: ${new PagesOrigin(config.pagesUrl).baseOf(tenant.slug)}/{link path}`,
       line,
       '',
     ].join('\n'),
@@ -49,7 +52,7 @@ export async function prepareDatabase(config: Config): Promise<Database> {
     try {
       await migrateToLatest(database);
       const created = await bootstrapDefaultTenant(database, config.bootstrapApiKey);
-      if (created) printBanner(created, config.bootstrapApiKey !== undefined, config.publicUrl);
+      if (created) printBanner(created, config.bootstrapApiKey !== undefined, config);
       return database;
     } catch (error) {
       if (!database.isUnavailable(error)) throw error;
@@ -128,11 +131,12 @@ export async function serve(config: Config): Promise<void> {
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 })
     : undefined;
   redis?.on('error', () => {});
-  const app = await buildApp({
+  const { api: app, pages } = await buildServers({
     database,
     signer: new Signer(resolveSecret(config)),
     storage,
     publicUrl: config.publicUrl,
+    pages: new PagesOrigin(config.pagesUrl),
     allowPrivateWebhooks: config.webhookAllowPrivate,
     webhookTimeoutMs: config.webhookTimeoutMs,
     rateLimitRps: config.rateLimitRps,
@@ -146,10 +150,13 @@ export async function serve(config: Config): Promise<void> {
     config.workers > 0 ? workerFor(config, database, storage, app.log, config.workers) : undefined;
   signals.onStop(async () => {
     app.draining = true;
-    await Promise.all([app.close(), worker?.stop()]);
+    pages.draining = true;
+    await Promise.all([app.close(), pages.close(), worker?.stop()]);
     redis?.disconnect();
     await database.close();
   });
   await app.listen({ host: config.host, port: config.port });
+  await pages.listen({ host: config.host, port: config.pagesPort });
+  app.log.info({ pagesUrl: config.pagesUrl }, 'pages origin listening');
   worker?.start();
 }

@@ -1,3 +1,5 @@
+import type { Database } from './db/connection.ts';
+import type { TenantDb } from './db/tenant-db.ts';
 import * as accounts from './resources/accounts/service.ts';
 import type { AssetFiles } from './resources/assets/service.ts';
 import * as assets from './resources/assets/service.ts';
@@ -5,11 +7,17 @@ import * as audiences from './resources/audiences/service.ts';
 import type { LogoCheck } from './resources/brands/service.ts';
 import type { LinkSigner } from './resources/files/service.ts';
 import * as files from './resources/files/service.ts';
-import type { TargetCheck } from './resources/page-links/service.ts';
+import type { PageLinkNeeds } from './resources/page-links/service.ts';
+import * as pageLinks from './resources/page-links/service.ts';
 import type { ImageChecks } from './resources/pages/references.ts';
 import type { AccountOfDomain } from './resources/persons/service.ts';
 import type { AudienceHoldout } from './resources/sessions/lift.ts';
 import type { PageAudiences } from './resources/sessions/service.ts';
+import type { TenantDomainNeeds } from './resources/tenant-domains/routes.ts';
+import * as tenantDomains from './resources/tenant-domains/service.ts';
+import type { TenantNeeds } from './resources/tenants/routes.ts';
+import * as tenants from './resources/tenants/service.ts';
+import type { PagesOrigin } from './shared/pages-origin.ts';
 import { audienceIdsOfPage, holdoutOf } from './workflows/audience-versions/service.ts';
 
 /**
@@ -22,12 +30,22 @@ export interface ResourceNeeds {
   persons: { accountOf: AccountOfDomain };
   pages: { images: ImageChecks };
   assets: { files: AssetFiles };
-  pageLinks: { assertTarget: TargetCheck };
+  pageLinks: PageLinkNeeds;
+  tenantDomains: TenantDomainNeeds;
+  tenants: TenantNeeds;
   sessions: { audiences: PageAudiences; holdout: AudienceHoldout };
   brands: { checkLogo: LogoCheck };
 }
 
-export function resourceNeeds(links: LinkSigner): ResourceNeeds {
+/** What the answers draw on: the signer of links, the API's and the pages' addresses, the database. */
+export interface Wiring extends LinkSigner {
+  database: Database;
+  pages: PagesOrigin;
+}
+
+export function resourceNeeds({ database, pages, ...links }: Wiring): ResourceNeeds {
+  const slugOf = async (db: TenantDb) => (await tenants.getTenant(database.acrossTenants, db.tenantId)).slug;
+  const apiHost = new URL(links.publicUrl).hostname;
   return {
     persons: { accountOf: accounts.accountIdForDomain },
     pages: { images: { assertImageFile: files.assertImageFile, assertLiveAsset: assets.assertLiveAsset } },
@@ -37,7 +55,22 @@ export function resourceNeeds(links: LinkSigner): ResourceNeeds {
         links: (db, fileIds) => files.fileLinks(db, links, fileIds),
       },
     },
-    pageLinks: { assertTarget: audiences.assertLinkableAudience },
+    pageLinks: {
+      assertTarget: audiences.assertLinkableAudience,
+      assertDomain: tenantDomains.assertTenantDomain,
+      prefixes: async (db, tenantDomainIds) => {
+        const hostnames = await tenantDomains.hostnamesOf(db, tenantDomainIds);
+        return {
+          shared: pages.baseOf(await slugOf(db)),
+          domains: new Map([...hostnames].map(([id, hostname]) => [id, `https://${hostname}`])),
+        };
+      },
+    },
+    tenantDomains: {
+      linksOn: pageLinks.linksOnDomain,
+      reserved: (hostname) => hostname === apiHost || pages.reservesHostname(hostname),
+    },
+    tenants: { pagesBase: (slug) => pages.baseOf(slug) },
     sessions: { audiences: audienceIdsOfPage, holdout: holdoutOf },
     brands: { checkLogo: assets.assertActiveImageAsset },
   };

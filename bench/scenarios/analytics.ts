@@ -63,7 +63,7 @@ export default {
   async run(args) {
     const options = parseOptions(args, { audiences: 1000, sessions: 1_000_000 });
     const bench = await openBench('Analytics bench');
-    const page = await benchPage(bench.db);
+    const page = await benchPage(bench);
     const seedStart = Date.now();
     const audienceIds: string[] = [];
     for (let i = 0; i < options.audiences; i++) {

@@ -11,7 +11,7 @@ export default {
     const server = await serveProcess(bench);
     try {
       const page = await linkedBenchPage(server.url, bench);
-      const html = await (await fetch(`${server.url}${page.path}`)).text();
+      const html = await (await fetch(`${server.pagesUrl}${page.path}`)).text();
       const token = html.match(/data-tailor-token="([^"]+)"/)?.[1];
       if (!token) throw new Error('the page carries no token');
       const at = Date.now();
@@ -28,8 +28,8 @@ export default {
         body: JSON.stringify({ token, sessionId: 'bench-session-[<n>]', events }),
       };
       printSetting('tailor serve pinned to CPU 0 with the bare server, autocannon on CPU 1; 50 connections');
-      await compareWithBare('events', server.url, target);
-      await sequentialLatency('events', server.url, target);
+      await compareWithBare('events', server.pagesUrl, target);
+      await sequentialLatency('events', server.pagesUrl, target);
       printMemory(server.pid);
     } finally {
       await server.close();

@@ -29,7 +29,7 @@ export default {
     const options = parseOptions(args, { sessions: 1_000_000, connections: 10 });
     const bench = await openBench('Lift bench');
     const { database, tenant, db } = bench;
-    const page = await benchPage(db);
+    const page = await benchPage(bench);
     const audienceId = (await createAudience(db, page.pageId, { holdoutPercent: 10 })).audienceId;
     const now = Date.now();
     const seedStart = Date.now();

@@ -13,8 +13,8 @@ export default {
       const page = await linkedBenchPage(server.url, bench);
       const target = { path: page.path, headers: { 'accept-encoding': 'gzip, deflate, br' } };
       printSetting('tailor serve pinned to CPU 0 with the bare server, autocannon on CPU 1; 50 connections');
-      await compareWithBare('public page', server.url, target);
-      await sequentialLatency('public page', server.url, target);
+      await compareWithBare('public page', server.pagesUrl, target);
+      await sequentialLatency('public page', server.pagesUrl, target);
       printMemory(server.pid);
     } finally {
       await server.close();

@@ -12,7 +12,7 @@ import { brandProfile, putBrand } from '../resources/brands/service.ts';
 import { type LinkSigner, uploadFile } from '../resources/files/service.ts';
 import type { FileStorage } from '../resources/files/storage.ts';
 import type { PageLink } from '../resources/page-links/schema.ts';
-import { createPageLink, liveLinkAt } from '../resources/page-links/service.ts';
+import { createPageLink, getPageLink, liveLinkAt } from '../resources/page-links/service.ts';
 import type { Page, PageCreate } from '../resources/pages/schema.ts';
 import { createPage, getPage, publishPage, searchPageItems } from '../resources/pages/service.ts';
 import { addNote } from '../resources/persons/log-service.ts';
@@ -25,6 +25,7 @@ import { addTopicEntry, createTopic, searchTopicItems } from '../resources/topic
 import { resolveSecret } from '../secret.ts';
 import { prepareDatabase } from '../server.ts';
 import { AppError } from '../shared/errors.ts';
+import { PagesOrigin } from '../shared/pages-origin.ts';
 import { Signer } from '../shared/signing.ts';
 import { createFileStorage } from '../storage.ts';
 import { type ResourceNeeds, resourceNeeds } from '../wiring.ts';
@@ -247,13 +248,14 @@ class Sample {
 
   /** The live link at the path, or a new one to the audience; `made` tells which, so visits go only to new ones. */
   async link(path: string, audience: Audience): Promise<{ link: PageLink; made: boolean }> {
-    const existing = await liveLinkAt(this.db, path);
+    const existing = await liveLinkAt(this.db, path, null);
     this.tally.note('page links', !existing);
-    if (existing) return { link: existing, made: false };
+    if (existing)
+      return { link: await getPageLink(this.db, existing.pageLinkId, this.needs.pageLinks), made: false };
     const link = await createPageLink(
       this.db,
       { path, target: { targetType: 'audience', audienceId: audience.audienceId } },
-      this.needs.pageLinks.assertTarget,
+      this.needs.pageLinks,
     );
     return { link, made: true };
   }
@@ -327,7 +329,8 @@ export async function demo(config: Config): Promise<void> {
     const db = database.forTenant(tenant.tenantId);
     const links: LinkSigner = { signer: new Signer(resolveSecret(config)), publicUrl: config.publicUrl };
     const storage = await createFileStorage(config);
-    const sample = new Sample(db, resourceNeeds(links), storage, links);
+    const pages = new PagesOrigin(config.pagesUrl);
+    const sample = new Sample(db, resourceNeeds({ ...links, database, pages }), storage, links);
     const now = Date.now();
 
     for (const brand of BRANDS) await sample.brand(brand);
@@ -365,10 +368,7 @@ export async function demo(config: Config): Promise<void> {
       `The console, to see and change all of it (sign in with an API key of the tenant): ${config.publicUrl}/console`,
       '',
       'Open these while `tailor serve` is running:',
-      ...made.map(
-        ({ link, audience }) =>
-          `  ${config.publicUrl}/p/${tenant.slug}${link.path}  (${audience.effectiveName})`,
-      ),
+      ...made.map(({ link, audience }) => `  ${link.url}  (${audience.effectiveName})`),
       '',
       'Analytics, persons and accounts are in the API: see docs/forms.md ("Try it").',
       ...made

@@ -4,10 +4,12 @@ import path from 'node:path';
 import { buildApp } from '../app.ts';
 import { openDatabase } from '../db/connection.ts';
 import { LocalDiskStorage } from '../resources/files/storage.ts';
+import { PagesOrigin } from '../shared/pages-origin.ts';
 import { Signer } from '../shared/signing.ts';
 
 /** The server the document names: the default address of `npm start`, so that the document is the same everywhere. */
 export const DOCUMENT_SERVER_URL = 'http://127.0.0.1:8080';
+const DOCUMENT_PAGES_URL = 'http://127.0.0.1:8081';
 
 /**
  * The OpenAPI document exactly as a server serves it at /v0/openapi.json, built without a running
@@ -22,6 +24,7 @@ export async function openApiDocument(): Promise<unknown> {
       signer: new Signer('openapi-document-openapi-document-0123456'),
       storage: new LocalDiskStorage(dataDir),
       publicUrl: DOCUMENT_SERVER_URL,
+      pages: new PagesOrigin(DOCUMENT_PAGES_URL),
       rateLimitRps: 0,
     });
     await app.ready();

@@ -246,11 +246,16 @@ export interface MetricsOptions {
  */
 export function registerMetrics(app: FastifyInstance, options: MetricsOptions): void {
   const metrics = new Metrics(options.database, options.gauges);
-  app.decorate('metrics', metrics);
-  app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
+  countRequests(app, metrics);
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     allowScrape(request, reply, options.token);
     const text = await metrics.scrape();
     return reply.type(metrics.contentType).send(text);
   });
+}
+
+/** Counts every request `app` answers in `metrics` (another listener's, whose /metrics serves them). */
+export function countRequests(app: FastifyInstance, metrics: Metrics): void {
+  app.decorate('metrics', metrics);
+  app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
 }

@@ -1,32 +1,39 @@
-import compress from '@fastify/compress';
 import cookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
-import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
+import { notFound } from '../shared/errors.ts';
+import type { PagesOrigin } from '../shared/pages-origin.ts';
+import { onPagesOrigin, originOf, type PageAddress, pageAddressOf } from '../workflows/page-view/address.ts';
 import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
 import { resolveImageUrls } from '../workflows/page-view/images.ts';
 import { imageRefsOf, renderNotFound, renderPage } from '../workflows/page-view/render.ts';
 import { type PageView, resolvePageView } from '../workflows/page-view/service.ts';
 import { issueToken, TOKEN_VALID_MS } from './token.ts';
-import { TRACKER_SCRIPT, TRACKER_VERSION } from './tracker.ts';
+import { TRACKER_SRC } from './tracker-routes.ts';
 
-const TRACKER_PATH = '/v0/public/tracker.js';
-/** Relative, so that the page works behind whatever host serves it. */
-const TRACKER_SRC = `${TRACKER_PATH}?v=${TRACKER_VERSION}`;
-const TRACKER_ETAG = `"${TRACKER_VERSION}"`;
-/** Long enough to spare repeat visitors the download, short enough for a fix to spread within the hour. */
-const TRACKER_MAX_AGE_S = 3600;
 const NOT_FOUND_PAGE = renderNotFound();
 
-const PageParams = Type.Object({ tenantSlug: Type.String(), '*': Type.Optional(Type.String()) });
+/**
+ * A page on an origin that every tenant shares runs its tenant's scripts in an opaque origin of
+ * their own: they may run, submit the form and open links, but read no cookie or storage of the
+ * origin, plant no cookie for another tenant's pages (such as the visitor id that picks a holdout
+ * arm), and read no other page of the origin. A tenant whose scripts need storage gets an origin of
+ * its own: `{tenant}` in TAILOR_PAGES_URL, or a tenant domain (docs/public-pages.md).
+ */
+const SHARED_ORIGIN_SANDBOX =
+  'sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox allow-modals allow-downloads';
+
+export interface PageRouteOptions {
+  pages: PagesOrigin;
+}
 
 /**
  * Headers of every page: no sniffing, no full URL (with its personalized path) sent to other
- * sites. No Content-Security-Policy: the tenant's scripts must run. Never cached: the page carries
- * a fresh token and image links that expire within the hour.
+ * sites. No Content-Security-Policy that would stop the tenant's scripts. Never cached: the page
+ * carries a fresh token and image links that expire within the hour.
  */
-function sendHtml(reply: FastifyReply, status: number, body: string): FastifyReply {
+function sendHtml(reply: FastifyReply, status: number, body: string, sandboxed: boolean): FastifyReply {
+  if (sandboxed) reply.header('Content-Security-Policy', SHARED_ORIGIN_SANDBOX);
   return reply
     .code(status)
     .type('text/html; charset=utf-8')
@@ -41,30 +48,38 @@ function sendHtml(reply: FastifyReply, status: number, body: string): FastifyRep
  * for this tenant's pages only (so that no id follows a visitor from one tenant to another), out of
  * reach of page scripts, and sent on top-level navigation from other sites (a link in an email).
  */
-function keepVisitorId(request: FastifyRequest, reply: FastifyReply, view: PageView): void {
+function keepVisitorId(reply: FastifyReply, view: PageView, address: PageAddress, origin: string): void {
   if (view.visitorId === undefined) return;
   reply.setCookie(VISITOR_COOKIE, view.visitorId, {
-    path: `/p/${view.tenant.slug}`,
+    path: address.kind === 'domain' ? '/' : `/p/${view.tenant.slug}`,
     maxAge: VISITOR_COOKIE_MAX_AGE_S,
     httpOnly: true,
     sameSite: 'lax',
-    secure: request.server.publicUrl.startsWith('https:'),
+    secure: origin.startsWith('https:'),
   });
 }
 
 async function servePage(
   request: FastifyRequest,
   reply: FastifyReply,
-  tenantSlug: string,
-  rest: string,
+  pages: PagesOrigin,
 ): Promise<FastifyReply> {
   const { server } = request;
+  const answer = await pageAddressOf(server.database, pages, request.host, request.url);
+  if ('redirect' in answer) return reply.redirect(answer.redirect, 308);
+  const sandboxed = !pages.perTenant && !('serve' in answer && answer.serve.kind === 'domain');
+  if ('notFound' in answer) return sendHtml(reply, 404, NOT_FOUND_PAGE, sandboxed);
+  const address = answer.serve;
   const visitor = { signer: server.signer, visitorId: request.cookies[VISITOR_COOKIE] };
-  // A trailing slash is forgiven: link paths never end with one.
-  const view = await resolvePageView(server.database, tenantSlug, `/${rest.replace(/\/+$/, '')}`, visitor);
-  if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE);
-  keepVisitorId(request, reply, view);
-  const images = await resolveImageUrls(view.db, server, imageRefsOf(view));
+  const view = await resolvePageView(server.database, address, visitor);
+  if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE, sandboxed);
+  const origin = originOf(pages, address);
+  keepVisitorId(reply, view, address, origin);
+  const images = await resolveImageUrls(
+    view.db,
+    { signer: server.signer, publicUrl: origin },
+    imageRefsOf(view),
+  );
   const token = issueToken(server.signer, {
     tenantId: view.tenant.tenantId,
     pageId: view.page.pageId,
@@ -77,72 +92,30 @@ async function servePage(
     reply,
     200,
     renderPage({ view, images, visit: { token, trackerSrc: TRACKER_SRC, arm: view.arm } }),
+    sandboxed,
   );
 }
 
 /**
- * Every response here may be compressed or not, by the request's Accept-Encoding: caches must keep
- * the two apart, including for clients that asked for none (a 304 says so too).
+ * Public pages, on the pages origin: every GET that no endpoint of /v0/public/* takes is a page
+ * address, read from its Host and path (src/workflows/page-view/address.ts). Pages are HTML for
+ * visitors, not API operations: they stay out of the OpenAPI document.
  */
-async function varyOnEncoding(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-  const vary = String(reply.getHeader('vary') ?? '');
-  if (!/\baccept-encoding\b/i.test(vary)) {
-    reply.header('vary', vary ? `${vary}, accept-encoding` : 'accept-encoding');
-  }
-  return payload;
-}
-
-/**
- * Public pages at /p/{tenantSlug}/{path} and the tracking script they load, compressed (gzip) for
- * clients that accept it; bodies under 1 KB are sent as they are. Compression is
- * registered in this scope only: the JSON of event and form answers is not compressed.
- */
-export async function pageRoutes(app: Api): Promise<void> {
+export async function pageRoutes(app: Api, { pages }: PageRouteOptions): Promise<void> {
   await app.register(cookie);
-  // gzip only: each page is compressed as it is sent (its token differs per visitor), and brotli
-  // (quality 4, with its window set up per response) took 2 to 20 times the CPU of gzip for a page
-  // 3 % smaller (bench/scenarios/public-page.ts; docs/performance.md). These GET routes take no
-  // body to decompress.
-  await app.register(compress, { encodings: ['gzip'], globalDecompression: false });
-  app.addHook('onSend', varyOnEncoding);
-  app.get(
-    TRACKER_PATH,
-    {
-      schema: {
-        tags: ['Public'],
-        operationId: 'getTrackerScript',
-        summary: 'The tracking script of public pages',
-        description:
-          'JavaScript that public pages load: it reports the session to POST /v0/public/events and submits the action form to POST /v0/public/forms. Needs no API key; cacheable, with an ETag.',
-        security: [],
-        response: {
-          200: {
-            description: 'The script',
-            content: { 'text/javascript': { schema: Type.String({ title: 'TrackerScript' }) } },
-          },
-          304: Type.Null({ description: 'Not modified: the copy the client has is current' }),
-          '4XX': Problem,
-        },
-      },
-    },
-    (request, reply) => {
-      reply
-        .header('Cache-Control', `public, max-age=${TRACKER_MAX_AGE_S}`)
-        .header('ETag', TRACKER_ETAG)
-        .header('X-Content-Type-Options', 'nosniff');
-      if (request.headers['if-none-match'] === TRACKER_ETAG) {
-        reply.code(304).send(null);
-        return;
-      }
-      reply.type('text/javascript; charset=utf-8').send(TRACKER_SCRIPT);
-    },
-  );
+  app.get('/*', { schema: { hide: true } }, (request, reply) => servePage(request, reply, pages));
+}
 
-  // Pages are HTML for visitors, not API operations: they stay out of the OpenAPI document.
-  app.get('/p/:tenantSlug', { schema: { hide: true, params: PageParams } }, (request, reply) =>
-    servePage(request, reply, request.params.tenantSlug, ''),
-  );
-  app.get('/p/:tenantSlug/*', { schema: { hide: true, params: PageParams } }, (request, reply) =>
-    servePage(request, reply, request.params.tenantSlug, request.params['*'] ?? ''),
-  );
+/**
+ * On the API origin (the console's), a page address answers 308 to the same address on the pages
+ * origin: tenant HTML never runs on the console's origin.
+ */
+export async function pageRedirectRoutes(app: Api, { pages }: PageRouteOptions): Promise<void> {
+  const redirect = (request: FastifyRequest, reply: FastifyReply) => {
+    const location = onPagesOrigin(pages, request.url);
+    if (!location) throw notFound('Page');
+    return reply.redirect(location, 308);
+  };
+  app.get('/p', { schema: { hide: true } }, redirect);
+  app.get('/p/*', { schema: { hide: true } }, redirect);
 }

@@ -1,13 +1,22 @@
+import compress from '@fastify/compress';
 import cors from '@fastify/cors';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptBeaconBodies } from '../http/bodies.ts';
 import type { Api } from '../http/types.ts';
 import { AppError } from '../shared/errors.ts';
+import type { PagesOrigin } from '../shared/pages-origin.ts';
 import { eventRoutes } from './event-routes.ts';
 import { formRoutes } from './form-routes.ts';
-import { pageRoutes } from './page-routes.ts';
+import { pageRedirectRoutes, pageRoutes } from './page-routes.ts';
+import { trackerRoutes } from './tracker-routes.ts';
 
 const BEACON_LIMIT = 64 * 1024;
+
+export interface PublicRouteOptions {
+  pages: PagesOrigin;
+  /** True on the pages origin, which serves the pages; the API origin sends their addresses there. */
+  servesPages: boolean;
+}
 
 /** A preflight must say where it comes from and what it will send; otherwise it is not one (400). */
 async function refuseBadPreflight(request: FastifyRequest): Promise<void> {
@@ -21,15 +30,47 @@ async function refuseBadPreflight(request: FastifyRequest): Promise<void> {
 }
 
 /**
- * The visitor-facing side: public pages, the tracking script, session events and forms. No API
- * key; the page's signed token is the credential. Open to every origin, limited per client IP.
+ * Every response here may be compressed or not, by the request's Accept-Encoding: caches must keep
+ * the two apart, including for clients that asked for none (a 304 says so too).
  */
-export async function publicRoutes(app: Api): Promise<void> {
-  app.addHook('onRequest', (request, reply) => app.publicRateLimit.take(request.ip, reply));
+async function varyOnEncoding(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  const vary = String(reply.getHeader('vary') ?? '');
+  if (!/\baccept-encoding\b/i.test(vary)) {
+    reply.header('vary', vary ? `${vary}, accept-encoding` : 'accept-encoding');
+  }
+  return payload;
+}
+
+/**
+ * Pages (or, on the API origin, their redirects) and the tracking script they load, compressed
+ * (gzip) for clients that accept it; bodies under 1 KB are sent as they are. gzip only: each page
+ * is compressed as it is sent (its token differs per visitor), and brotli (quality 4, with its
+ * window set up per response) took 2 to 20 times the CPU of gzip for a page 3 % smaller
+ * (bench/scenarios/public-page.ts; docs/performance.md). These GET routes take no body to
+ * decompress. No CORS: pages are opened, not fetched, so no other origin may read one.
+ */
+async function pageScope(app: Api, { pages, servesPages }: PublicRouteOptions): Promise<void> {
+  await app.register(compress, { encodings: ['gzip'], globalDecompression: false });
+  app.addHook('onSend', varyOnEncoding);
+  await app.register(trackerRoutes);
+  await app.register(servesPages ? pageRoutes : pageRedirectRoutes, { pages });
+}
+
+/** Session events and forms: JSON (or text/plain beacons) from any origin, pages' scripts being on many. */
+async function reportScope(app: Api): Promise<void> {
   app.addHook('onRequest', refuseBadPreflight);
   await app.register(cors, { origin: '*', methods: ['GET', 'POST'], maxAge: 86_400 });
   acceptBeaconBodies(app, BEACON_LIMIT);
-  await app.register(pageRoutes);
   await app.register(eventRoutes);
   await app.register(formRoutes);
+}
+
+/**
+ * The visitor-facing side: public pages, the tracking script, session events and forms. No API
+ * key; the page's signed token is the credential. Limited per client IP.
+ */
+export async function publicRoutes(app: Api, options: PublicRouteOptions): Promise<void> {
+  app.addHook('onRequest', (request, reply) => app.publicRateLimit.take(request.ip, reply));
+  await app.register(pageScope, options);
+  await app.register(reportScope);
 }

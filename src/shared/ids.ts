@@ -21,6 +21,7 @@ export const ID_PREFIXES = [
   'action',
   'job',
   'brand',
+  'domain',
 ] as const;
 
 export type IdPrefix = (typeof ID_PREFIXES)[number];

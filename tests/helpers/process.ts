@@ -1,11 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { onPostgres, TEST_SECRET } from './server.ts';
+import { freePort, onPostgres, TEST_SECRET } from './server.ts';
 
 const BIN = path.resolve('bin/tailor.js');
 
@@ -60,16 +59,7 @@ export function tailor(args: string[], env: Record<string, string>): Promise<Fin
   });
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}
+export { freePort };
 
 export interface Spawned {
   child: ChildProcess;
@@ -94,17 +84,29 @@ export function spawnTailor(args: string[], env: Record<string, string>): Spawne
 
 export interface RunningServer extends Spawned {
   url: string;
+  /** The pages origin. */
+  pagesUrl: string;
 }
 
-/** Starts `tailor serve` (on `port`, else a free one) and waits until it answers /healthz. */
+/**
+ * Starts `tailor serve` (on `port`, else a free one; its pages origin on `env.TAILOR_PAGES_PORT`,
+ * else a free one) and waits until it answers /healthz.
+ */
 export async function startServe(env: Record<string, string>, port?: number): Promise<RunningServer> {
   const listening = port ?? (await freePort());
-  const spawned = spawnTailor(['serve'], { ...env, PORT: String(listening), HOST: '127.0.0.1' });
+  const pagesPort = env.TAILOR_PAGES_PORT ?? String(await freePort());
+  const spawned = spawnTailor(['serve'], {
+    ...env,
+    PORT: String(listening),
+    TAILOR_PAGES_PORT: pagesPort,
+    HOST: '127.0.0.1',
+  });
   const url = `http://127.0.0.1:${listening}`;
+  const pagesUrl = `http://127.0.0.1:${pagesPort}`;
   for (let attempt = 0; attempt < 200; attempt++) {
     if (spawned.child.exitCode !== null) throw new Error(`tailor serve exited early:\n${spawned.output()}`);
     try {
-      if ((await fetch(`${url}/healthz`)).ok) return { ...spawned, url };
+      if ((await fetch(`${url}/healthz`)).ok) return { ...spawned, url, pagesUrl };
     } catch {
       // not listening yet
     }

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll } from 'vitest';
-import { buildApp } from '../../src/app.ts';
+import { buildServers } from '../../src/app.ts';
 import { type BackgroundWork, backgroundWork } from '../../src/background.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
@@ -15,6 +16,7 @@ import type { JobHandler } from '../../src/jobs/queue.ts';
 import type { JobContext } from '../../src/jobs/types.ts';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.ts';
 import { type FileStorage, LocalDiskStorage } from '../../src/resources/files/storage.ts';
+import { PagesOrigin } from '../../src/shared/pages-origin.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
 
@@ -83,8 +85,13 @@ export class Client {
 }
 
 export interface TestServer {
+  /** The API origin. */
   url: string;
+  /** The pages origin: public pages and /v0/public/*. */
+  pagesUrl: string;
   app: FastifyInstance;
+  /** The pages origin's server. */
+  pagesApp: FastifyInstance;
   database: Database;
   storage: FileStorage;
   /** The context a job or scheduled task runs with, at `now` (default: the present). */
@@ -101,6 +108,8 @@ export interface TestServer {
   /** A fresh tenant with its own key: tests stay independent on a shared database. */
   newTenant(): Promise<Client>;
   anonymous(): Client;
+  /** No key, on the pages origin: what a visitor's browser talks to. */
+  visitor(): Client;
   close(): Promise<void>;
 }
 
@@ -117,6 +126,23 @@ export interface ServerOptions {
   database?: Database;
   /** TAILOR_METRICS_TOKEN. */
   metricsToken?: string;
+  /**
+   * TAILOR_PAGES_URL, `{port}` standing for the pages origin's port (default: the shared origin
+   * http://127.0.0.1:{port}).
+   */
+  pagesUrl?: string;
+}
+
+/** A port no one listens on now (another process may take it before it is used: rare on loopback). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
 }
 
 let fileDatabase: { url: string; name: string } | undefined;
@@ -164,11 +190,14 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   const database = options.database ?? (await testDatabase());
   await migrateToLatest(database);
   const storage = new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-files-')));
-  const app = await buildApp({
+  const pagesPort = await freePort();
+  const pagesUrl = (options.pagesUrl ?? 'http://127.0.0.1:{port}').replace('{port}', String(pagesPort));
+  const { api: app, pages: pagesApp } = await buildServers({
     database,
     signer: new Signer(TEST_SECRET),
     storage,
     publicUrl: 'http://127.0.0.1',
+    pages: new PagesOrigin(pagesUrl),
     rateLimitRps: options.rateLimitRps ?? 0,
     publicRateLimitRps: options.publicRateLimitRps ?? 0,
     authFailureRps: options.authFailureRps ?? 0,
@@ -179,9 +208,12 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   const background = (env: Record<string, string> = {}) =>
     backgroundWork(loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env, ...env }), storage);
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  await pagesApp.listen({ host: '127.0.0.1', port: pagesPort });
   return {
     url,
+    pagesUrl: `http://127.0.0.1:${pagesPort}`,
     app,
+    pagesApp,
     database,
     storage,
     jobContext: (now = Date.now()) => ({ database, now }),
@@ -202,8 +234,9 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
       return new Client(url, tenant.apiKey, tenant.tenantId);
     },
     anonymous: () => new Client(url, undefined, ''),
+    visitor: () => new Client(`http://127.0.0.1:${pagesPort}`, undefined, ''),
     async close() {
-      await app.close();
+      await Promise.all([app.close(), pagesApp.close()]);
       if (!options.database) await database.close();
     },
   };

@@ -25,6 +25,7 @@ describe('GET /v0/tenant', () => {
       tenantId: api.tenantId,
       name: tenant.name,
       slug: tenant.slug,
+      pagesUrl: `${server.pagesUrl}/p/${tenant.slug}`,
       key: { keyId: expect.stringMatching(/^key_[a-z0-9]{26}$/), readOnly: false },
     });
   });
@@ -37,10 +38,10 @@ describe('GET /v0/tenant', () => {
     expect(response.body.key).toEqual({ keyId: key.keyId, readOnly: true });
   });
 
-  it('gives the slug that public page URLs are built with', async () => {
-    const { slug } = (await api.get('/v0/tenant')).body;
+  it('gives where public page URLs start: a link path follows pagesUrl', async () => {
+    const { slug, pagesUrl } = (await api.get('/v0/tenant')).body;
     const page = await publishLinkedPage(server, api, { personalize: false, path: '/from-the-tenant' });
-    const served = await fetch(`${server.url}/p/${slug}/from-the-tenant`);
+    const served = await fetch(`${pagesUrl}/from-the-tenant`);
     expect(served.status).toBe(200);
     expect(page.url).toBe(`/p/${slug}/from-the-tenant`);
   });

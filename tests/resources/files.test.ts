@@ -11,6 +11,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { downloadUrl, storageKey } from '../../src/resources/files/download-links.ts';
 import { S3Storage } from '../../src/resources/files/s3-storage.ts';
 import { File } from '../../src/resources/files/schema.ts';
+import { PagesOrigin } from '../../src/shared/pages-origin.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
 import { png } from '../helpers/images.ts';
@@ -440,6 +441,7 @@ describe('S3-compatible storage', () => {
       signer: new Signer(TEST_SECRET),
       storage,
       publicUrl: 'http://127.0.0.1',
+      pages: new PagesOrigin('http://127.0.0.1:8081'),
       rateLimitRps: 0,
     });
     url = await app.listen({ host: '127.0.0.1', port: 0 });

@@ -28,6 +28,15 @@ afterAll(() => server.close());
 
 const target = (id = audienceId) => ({ targetType: 'audience', audienceId: id });
 let counter = 0;
+let hostnames = 0;
+
+/** A tenant domain of `client`'s, with a hostname no other test takes. */
+async function newDomain(client: Client): Promise<{ tenantDomainId: string; hostname: string }> {
+  const hostname = `go${++hostnames}-${client.tenantId.slice(-8)}.links.example`;
+  const response = await client.post('/v0/tenant_domains', { hostname });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body;
+}
 const uniquePath = () => `/offers/link-${++counter}`;
 
 async function createLink(body: Record<string, unknown> = {}) {
@@ -52,16 +61,69 @@ describe('page links', () => {
     expect(response.body.pageLinkId).toMatch(/^pagelink_[a-z0-9]{26}$/);
   });
 
-  it('accepts the root path and a tenantDomainId', async () => {
+  it('accepts the root path and a tenantDomainId, and tells where each is served', async () => {
     const tenant = await server.newTenant();
+    const { slug } = (await tenant.get('/v0/tenant')).body;
     const audience = await newAudience(tenant);
-    const response = await tenant.post('/v0/page_links', {
+    const domain = await newDomain(tenant);
+    const onDomain = await tenant.post('/v0/page_links', {
       path: '/',
       target: target(audience.audienceId),
-      tenantDomainId: 'dom_1',
+      tenantDomainId: domain.tenantDomainId,
     });
-    expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({ path: '/', tenantDomainId: 'dom_1' });
+    expect(onDomain.status).toBe(201);
+    expect(onDomain.body).toMatchObject({
+      path: '/',
+      tenantDomainId: domain.tenantDomainId,
+      url: `https://${domain.hostname}/`,
+    });
+    const shared = await tenant.post('/v0/page_links', { path: '/', target: target(audience.audienceId) });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(201);
+    expect(shared.body.url).toBe(`${server.pagesUrl}/p/${slug}/`);
+    const deep = await tenant.post('/v0/page_links', { path: '/a/b', target: target(audience.audienceId) });
+    expect(deep.body.url).toBe(`${server.pagesUrl}/p/${slug}/a/b`);
+    const deleted = await tenant.delete(`/v0/page_links/${deep.body.pageLinkId}`);
+    expect(deleted.body.url).toBeNull();
+  });
+
+  it('refuses a tenantDomainId that is not a domain of the tenant (400), and /v0 paths on a domain', async () => {
+    const other = await server.newTenant();
+    const theirs = await newDomain(other);
+    for (const tenantDomainId of [theirs.tenantDomainId, 'domain_00000000000000000000000000', 'dom_1']) {
+      const response = await api.post('/v0/page_links', {
+        path: uniquePath(),
+        target: target(),
+        tenantDomainId,
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(['/body/tenantDomainId']);
+    }
+    const mine = await newDomain(api);
+    const reserved = await api.post('/v0/page_links', {
+      path: '/v0/public/events',
+      target: target(),
+      tenantDomainId: mine.tenantDomainId,
+    });
+    expect(reserved.status).toBe(400);
+    expect(reserved.body.errors[0].path).toBe('/body/path');
+    // On the shared address /v0 is a path like any other: it follows /p/{slug}.
+    expect((await api.post('/v0/page_links', { path: '/v0', target: target() })).status).toBe(201);
+  });
+
+  it('a path is unique per domain: the same path on the shared address and on each domain', async () => {
+    const first = await newDomain(api);
+    const second = await newDomain(api);
+    const path = uniquePath();
+    await createLink({ path });
+    await createLink({ path, tenantDomainId: first.tenantDomainId });
+    await createLink({ path, tenantDomainId: second.tenantDomainId });
+    const taken = await api.post('/v0/page_links', {
+      path,
+      target: target(),
+      tenantDomainId: first.tenantDomainId,
+    });
+    expect(taken.status).toBe(409);
+    expect(taken.body.detail).toContain(first.tenantDomainId);
   });
 
   it.each([
@@ -123,17 +185,19 @@ describe('page links', () => {
   it('PATCH changes path, target and domain; omitted fields stay', async () => {
     const link = await createLink();
     const second = await newAudience(api);
+    const domain = await newDomain(api);
     const response = await api.patch(`/v0/page_links/${link.pageLinkId}`, {
       path: '/Moved',
       target: target(second.audienceId),
-      tenantDomainId: 'dom_2',
+      tenantDomainId: domain.tenantDomainId,
     });
     expect(response.status).toBe(200);
     expectSchema(PageLink, response.body);
     expect(response.body).toMatchObject({
       path: '/moved',
       target: { audienceId: second.audienceId },
-      tenantDomainId: 'dom_2',
+      tenantDomainId: domain.tenantDomainId,
+      url: `https://${domain.hostname}/moved`,
     });
     const cleared = await api.patch(`/v0/page_links/${link.pageLinkId}`, { tenantDomainId: null });
     expect(cleared.body).toMatchObject({ path: '/moved', tenantDomainId: null });

@@ -13,17 +13,14 @@ import {
   deletePageLink,
   getPageLink,
   listLivePageLinks,
-  type TargetCheck,
+  type PageLinkNeeds,
   updatePageLinkFields,
 } from './service.ts';
 
 const tags = ['Page links'];
 
-/** The page link endpoints; `assertTarget` checks the audience a link targets. */
-export async function pageLinkRoutes(
-  api: Api,
-  { assertTarget }: { assertTarget: TargetCheck },
-): Promise<void> {
+/** The page link endpoints; `needs` checks a link's audience and domain and tells its address. */
+export async function pageLinkRoutes(api: Api, needs: PageLinkNeeds): Promise<void> {
   api.post(
     '/v0/page_links',
     {
@@ -32,13 +29,13 @@ export async function pageLinkRoutes(
         operationId: 'createPageLink',
         summary: 'Create a page link',
         description:
-          'Serves an audience of a page at a path. The path is lowercased and unique per tenant among live links (409 when taken). The audience must exist (400) and not be archived (409).',
+          "Serves an audience of a page at a path: on the tenant's shared address on the pages origin, or on one of its tenant domains (`tenantDomainId`, 400 when the tenant has no such domain). The path is lowercased and unique among the live links of its domain (409 when taken). The audience must exist (400) and not be archived (409). The answer's `url` is where visitors open it.",
         body: PageLinkCreate,
         response: { 201: PageLink },
       },
     },
     async (request, reply) => {
-      const link = await createPageLink(request.tenantDb, request.body, assertTarget);
+      const link = await createPageLink(request.tenantDb, request.body, needs);
       return reply.code(201).header('Location', `/v0/page_links/${link.pageLinkId}`).send(link);
     },
   );
@@ -57,7 +54,7 @@ export async function pageLinkRoutes(
     },
     (request) => {
       const filters = { audienceId: request.query.audienceId };
-      return paginate(request, filters, (page) => listLivePageLinks(request.tenantDb, filters, page));
+      return paginate(request, filters, (page) => listLivePageLinks(request.tenantDb, filters, page, needs));
     },
   );
 
@@ -73,7 +70,7 @@ export async function pageLinkRoutes(
         response: { 200: PageLink },
       },
     },
-    (request) => getPageLink(request.tenantDb, request.params.page_link_id),
+    (request) => getPageLink(request.tenantDb, request.params.page_link_id, needs),
   );
 
   api.patch(
@@ -89,8 +86,7 @@ export async function pageLinkRoutes(
         response: { 200: PageLink },
       },
     },
-    (request) =>
-      updatePageLinkFields(request.tenantDb, request.params.page_link_id, request.body, assertTarget),
+    (request) => updatePageLinkFields(request.tenantDb, request.params.page_link_id, request.body, needs),
   );
 
   api.delete(
@@ -105,6 +101,6 @@ export async function pageLinkRoutes(
         response: { 200: PageLink },
       },
     },
-    (request) => deletePageLink(request.tenantDb, request.params.page_link_id),
+    (request) => deletePageLink(request.tenantDb, request.params.page_link_id, needs),
   );
 }

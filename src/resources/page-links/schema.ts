@@ -5,7 +5,7 @@ const Path = Type.String({
   minLength: 1,
   maxLength: 512,
   description:
-    'Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique per tenant among live links',
+    'Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant\'s shared address when tenantDomainId is null); on a tenant domain it may not start with /v0',
 });
 
 const Target = Type.Object(
@@ -22,7 +22,8 @@ const TenantDomainId = Nullable(
   Type.String({
     minLength: 1,
     maxLength: 64,
-    description: 'The custom domain the link is served on; null for the default',
+    description:
+      "The tenant domain the link is served on (`https://{hostname}{path}`); null for the tenant's shared address on the pages origin (`/p/{slug}{path}`)",
   }),
 );
 
@@ -32,6 +33,10 @@ export const PageLink = Type.Object(
     tenantDomainId: Nullable(Type.String()),
     path: Type.String(),
     target: Type.Object({ targetType: Type.String(), audienceId: Type.String() }),
+    url: Nullable(Type.String({ format: 'uri' }), {
+      description:
+        'Where visitors open the link: on the pages origin or its tenant domain. Null once the link is deleted.',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     deletedAt: Nullable(Timestamp),

@@ -1,10 +1,11 @@
-import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
+import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { AppError, invalidField, invalidState, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import type { PageLink, PageLinkCreate, PageLinkUpdate } from './schema.ts';
 import {
+  countLiveLinksOnDomain,
   findLivePageLinkByPath,
   findPageLink,
   insertPageLink,
@@ -22,16 +23,61 @@ const SEGMENT = /^[a-z0-9._~-]+$/;
  */
 export type TargetCheck = (db: TenantDb, audienceId: string, path: string) => Promise<void>;
 
-function present(row: PageLinkRow): PageLink {
+/** Fails with a 400 at `path` unless `tenantDomainId` names a domain of the tenant (tenant domains answer). */
+export type DomainCheck = (db: TenantDb, tenantDomainId: string, path: string) => Promise<void>;
+
+/**
+ * Where the tenant's links are served: the address a link's path follows, on the tenant's shared
+ * address (`shared`) and on each of the named domains that still exists.
+ */
+export type LinkPrefixes = (
+  db: TenantDb,
+  tenantDomainIds: string[],
+) => Promise<{ shared: string; domains: Map<string, string> }>;
+
+/** What the page-link rules need from other resources (src/wiring.ts answers). */
+export interface PageLinkNeeds {
+  assertTarget: TargetCheck;
+  assertDomain: DomainCheck;
+  prefixes: LinkPrefixes;
+}
+
+/** The first segment of every endpoint of the pages origin: a link on a tenant domain may not take it. */
+const RESERVED_SEGMENT = 'v0';
+
+function present(row: PageLinkRow, prefixes: Awaited<ReturnType<LinkPrefixes>>): PageLink {
+  const prefix = row.tenant_domain_id === null ? prefixes.shared : prefixes.domains.get(row.tenant_domain_id);
   return {
     pageLinkId: row.id,
     tenantDomainId: row.tenant_domain_id,
     path: row.path,
     target: { targetType: row.target_type, audienceId: row.audience_id },
+    url: row.deleted_at === null && prefix !== undefined ? `${prefix}${row.path}` : null,
     createdAt: toTimestamp(row.created_at),
     updatedAt: toTimestamp(row.updated_at),
     deletedAt: toNullableTimestamp(row.deleted_at),
   };
+}
+
+async function presentAll(db: TenantDb, rows: PageLinkRow[], needs: PageLinkNeeds): Promise<PageLink[]> {
+  const domainIds = rows.flatMap((row) => (row.tenant_domain_id === null ? [] : [row.tenant_domain_id]));
+  const prefixes = await needs.prefixes(db, domainIds);
+  return rows.map((row) => present(row, prefixes));
+}
+
+async function presentOne(db: TenantDb, row: PageLinkRow, needs: PageLinkNeeds): Promise<PageLink> {
+  const [link] = await presentAll(db, [row], needs);
+  return link as PageLink;
+}
+
+/** A link on a tenant domain may not shadow the pages origin's own endpoints (/v0/public/…). */
+function assertServablePath(path: string, tenantDomainId: string | null): void {
+  if (tenantDomainId !== null && path.split('/')[1] === RESERVED_SEGMENT) {
+    throw invalidField(
+      '/body/path',
+      `may not start with /${RESERVED_SEGMENT} on a tenant domain: the pages origin's endpoints live there`,
+    );
+  }
 }
 
 /** The canonical form of a link path: lowercased; "/" alone or "/"-separated valid segments. */
@@ -58,83 +104,115 @@ async function requireLink(db: TenantDb, id: string): Promise<PageLinkRow> {
 }
 
 /** Writes a link, turning a taken path into a 409 that names the link holding it. */
-async function withFreePath(db: TenantDb, path: string, write: () => Promise<void>): Promise<void> {
+async function withFreePath(
+  db: TenantDb,
+  address: { path: string; tenantDomainId: string | null },
+  write: () => Promise<void>,
+): Promise<void> {
   try {
     await write();
   } catch (error) {
     if (!db.dialect.isUniqueViolation(error)) throw error;
-    const holder = await findLivePageLinkByPath(db, path);
-    throw new AppError('conflict', `The path ${path} is taken by page link ${holder?.id ?? 'another link'}`);
+    const holder = await findLivePageLinkByPath(db, address.path, address.tenantDomainId);
+    const where = address.tenantDomainId === null ? '' : ` on tenant domain ${address.tenantDomainId}`;
+    throw new AppError(
+      'conflict',
+      `The path ${address.path}${where} is taken by page link ${holder?.id ?? 'another link'}`,
+    );
   }
 }
 
 export async function createPageLink(
   db: TenantDb,
   input: PageLinkCreate,
-  assertTarget: TargetCheck,
+  needs: PageLinkNeeds,
 ): Promise<PageLink> {
   const path = canonicalPath(input.path);
-  await assertTarget(db, input.target.audienceId, '/body/target/audienceId');
+  const tenantDomainId = input.tenantDomainId ?? null;
+  assertServablePath(path, tenantDomainId);
+  await needs.assertTarget(db, input.target.audienceId, '/body/target/audienceId');
+  if (tenantDomainId !== null) await needs.assertDomain(db, tenantDomainId, '/body/tenantDomainId');
   const now = Date.now();
   const row: PageLinkRow = {
     id: newId('pagelink'),
     path,
     target_type: input.target.targetType,
     audience_id: input.target.audienceId,
-    tenant_domain_id: input.tenantDomainId ?? null,
+    tenant_domain_id: tenantDomainId,
     created_at: now,
     updated_at: now,
     deleted_at: null,
   };
-  await withFreePath(db, path, () => insertPageLink(db, row));
-  return present(row);
+  await withFreePath(db, { path, tenantDomainId }, () => insertPageLink(db, row));
+  return presentOne(db, row, needs);
 }
 
 /** Deleted links are still readable, with their deletedAt. */
-export async function getPageLink(db: TenantDb, id: string): Promise<PageLink> {
-  return present(await requireLink(db, id));
+export async function getPageLink(db: TenantDb, id: string, needs: PageLinkNeeds): Promise<PageLink> {
+  return presentOne(db, await requireLink(db, id), needs);
 }
 
 export async function updatePageLinkFields(
   db: TenantDb,
   id: string,
   input: PageLinkUpdate,
-  assertTarget: TargetCheck,
+  needs: PageLinkNeeds,
 ): Promise<PageLink> {
   const current = await requireLink(db, id);
   if (current.deleted_at !== null) throw invalidState(`Page link ${id} is deleted`);
   const changes: PageLinkChanges = { updated_at: Date.now() };
   if (input.path !== undefined) changes.path = canonicalPath(input.path);
   if (input.target !== undefined) {
-    await assertTarget(db, input.target.audienceId, '/body/target/audienceId');
+    await needs.assertTarget(db, input.target.audienceId, '/body/target/audienceId');
     changes.target_type = input.target.targetType;
     changes.audience_id = input.target.audienceId;
   }
-  if (input.tenantDomainId !== undefined) changes.tenant_domain_id = input.tenantDomainId;
-  await withFreePath(db, changes.path ?? current.path, () => updatePageLink(db, id, changes));
-  return getPageLink(db, id);
+  if (input.tenantDomainId !== undefined) {
+    if (input.tenantDomainId !== null)
+      await needs.assertDomain(db, input.tenantDomainId, '/body/tenantDomainId');
+    changes.tenant_domain_id = input.tenantDomainId;
+  }
+  const address = {
+    path: changes.path ?? current.path,
+    tenantDomainId:
+      changes.tenant_domain_id === undefined ? current.tenant_domain_id : changes.tenant_domain_id,
+  };
+  assertServablePath(address.path, address.tenantDomainId);
+  await withFreePath(db, address, () => updatePageLink(db, id, changes));
+  return getPageLink(db, id, needs);
 }
 
 /** Soft delete: the link stops serving and frees its path; deleting again is unchanged. */
-export async function deletePageLink(db: TenantDb, id: string): Promise<PageLink> {
+export async function deletePageLink(db: TenantDb, id: string, needs: PageLinkNeeds): Promise<PageLink> {
   const current = await requireLink(db, id);
   if (current.deleted_at === null) {
     const now = Date.now();
     await updatePageLink(db, id, { deleted_at: now, updated_at: now });
   }
-  return getPageLink(db, id);
+  return getPageLink(db, id, needs);
 }
 
 export async function listLivePageLinks(
   db: TenantDb,
   filter: { audienceId?: string },
   page: Paging,
+  needs: PageLinkNeeds,
 ): Promise<Paged<PageLink>> {
-  return mapPaged(await listPageLinks(db, filter, page), present);
+  const rows = await listPageLinks(db, filter, page);
+  return { ...rows, items: await presentAll(db, rows.items, needs) };
 }
 
-/** The live link at a path, for serving. */
-export async function liveLinkAt(db: TenantDb, path: string): Promise<PageLink | undefined> {
-  const row = await findLivePageLinkByPath(db, path.toLowerCase());
-  return row ? present(row) : undefined;
+/** The live link at a path of a domain (null: the tenant's shared address), for serving. */
+export async function liveLinkAt(
+  db: TenantDb,
+  path: string,
+  tenantDomainId: string | null,
+): Promise<{ pageLinkId: string; audienceId: string } | undefined> {
+  const row = await findLivePageLinkByPath(db, path.toLowerCase(), tenantDomainId);
+  return row ? { pageLinkId: row.id, audienceId: row.audience_id } : undefined;
+}
+
+/** How many live links are served on a tenant domain. */
+export function linksOnDomain(db: TenantDb, tenantDomainId: string): Promise<number> {
+  return countLiveLinksOnDomain(db, tenantDomainId);
 }

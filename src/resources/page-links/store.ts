@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely';
+import { type Selectable, sql, type Updateable } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PageLinksTable, PageLinksTables } from './tables.ts';
@@ -25,16 +25,34 @@ export function findPageLink(db: TenantDb<PageLinksTables>, id: string): Promise
   return db.selectFrom('page_links').select(COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
+/** The live link at `path` on a domain (null: the tenant's shared address). */
 export function findLivePageLinkByPath(
   db: TenantDb<PageLinksTables>,
   path: string,
+  tenantDomainId: string | null,
 ): Promise<PageLinkRow | undefined> {
-  return db
-    .selectFrom('page_links')
-    .select(COLUMNS)
-    .where('path', '=', path)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return (
+    db
+      .selectFrom('page_links')
+      .select(COLUMNS)
+      // As the unique index page_links_live_path names the domain, so that it serves this lookup.
+      .where(sql`COALESCE(tenant_domain_id, '')`, '=', tenantDomainId ?? '')
+      .where('path', '=', path)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst()
+  );
+}
+
+export function countLiveLinksOnDomain(
+  db: TenantDb<PageLinksTables>,
+  tenantDomainId: string,
+): Promise<number> {
+  return db.countRows(
+    db
+      .selectFrom('page_links')
+      .where('tenant_domain_id', '=', tenantDomainId)
+      .where('deleted_at', 'is', null),
+  );
 }
 
 export async function updatePageLink(

@@ -2,8 +2,13 @@ import type { Api } from '../../http/types.ts';
 import { CurrentTenant } from './schema.ts';
 import { currentTenant } from './service.ts';
 
+export interface TenantNeeds {
+  /** Where a tenant's pages start on the pages origin. */
+  pagesBase: (slug: string) => string;
+}
+
 /** GET /v0/tenant: who the API key is, for any key. */
-export async function tenantRoutes(api: Api): Promise<void> {
+export async function tenantRoutes(api: Api, { pagesBase }: TenantNeeds): Promise<void> {
   api.get(
     '/v0/tenant',
     {
@@ -12,10 +17,10 @@ export async function tenantRoutes(api: Api): Promise<void> {
         operationId: 'getTenant',
         summary: "The caller's tenant and key",
         description:
-          'The tenant the API key belongs to (its slug makes public page URLs: /p/{slug}{path}) and the key itself. Any live key may ask, read-only ones too.',
+          "The tenant the API key belongs to, where its pages start on the pages origin (`pagesUrl`: a link's path follows it) and the key itself. Any live key may ask, read-only ones too.",
         response: { 200: CurrentTenant },
       },
     },
-    (request) => currentTenant(api.database.acrossTenants, request.caller),
+    (request) => currentTenant(api.database.acrossTenants, request.caller, pagesBase),
   );
 }

@@ -5,7 +5,12 @@ export const CurrentTenant = Type.Object(
   {
     tenantId: Type.String({ pattern: '^tenant_[a-z0-9]{26}$' }),
     name: Type.String(),
-    slug: Type.String({ description: 'Public pages are served at /p/{slug}{path}' }),
+    slug: Type.String({ description: 'Public pages are served at /p/{slug}{path} on the pages origin' }),
+    pagesUrl: Type.String({
+      format: 'uri',
+      description:
+        "Where the tenant's pages start on the pages origin: a page link's path follows it (links on a tenant domain are served there instead). Each link's own `url` says where it is served.",
+    }),
     key: Type.Object(
       {
         keyId: Type.String({ pattern: '^key_[a-z0-9]{26}$' }),

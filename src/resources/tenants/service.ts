@@ -55,11 +55,21 @@ export async function getTenant(db: Kysely<AnyTables>, idOrSlug: string): Promis
   return present(row);
 }
 
-/** The tenant and key of an authenticated caller. */
-export async function currentTenant(db: Kysely<AnyTables>, caller: Caller | null): Promise<CurrentTenant> {
+/** The tenant and key of an authenticated caller, and where the tenant's pages start (`pagesBase`). */
+export async function currentTenant(
+  db: Kysely<AnyTables>,
+  caller: Caller | null,
+  pagesBase: (slug: string) => string,
+): Promise<CurrentTenant> {
   if (!caller) throw new AppError('missing_api_key', 'This endpoint needs an API key');
   const { tenantId, name, slug } = await getTenant(db, caller.tenantId);
-  return { tenantId, name, slug, key: { keyId: caller.keyId, readOnly: caller.readOnly } };
+  return {
+    tenantId,
+    name,
+    slug,
+    pagesUrl: pagesBase(slug),
+    key: { keyId: caller.keyId, readOnly: caller.readOnly },
+  };
 }
 
 /** Whether the database holds no tenant yet: the first start creates one. */

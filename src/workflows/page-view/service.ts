@@ -4,7 +4,6 @@ import type { Audience, VersionContent } from '../../resources/audiences/schema.
 import * as audiences from '../../resources/audiences/service.ts';
 import type { Brand } from '../../resources/brands/schema.ts';
 import * as brands from '../../resources/brands/service.ts';
-import type { PageLink } from '../../resources/page-links/schema.ts';
 import * as pageLinks from '../../resources/page-links/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import * as pages from '../../resources/pages/service.ts';
@@ -14,6 +13,7 @@ import * as tenants from '../../resources/tenants/service.ts';
 import { AppError, invalidState } from '../../shared/errors.ts';
 import type { Signer } from '../../shared/signing.ts';
 import { getAudience } from '../audience-versions/service.ts';
+import type { PageAddress } from './address.ts';
 import { armOf, isVisitorId, newVisitorId } from './holdout.ts';
 
 /** What a page shows: one version of an audience's page, in the page's brand. */
@@ -29,7 +29,7 @@ export interface PageShown {
 export interface PageView extends PageShown {
   tenant: Tenant;
   db: TenantDb;
-  link: PageLink;
+  link: { pageLinkId: string; audienceId: string };
   /** The arm the visitor is served; `content` is that arm's. */
   arm: Arm;
   /** The visitor id the arm was chosen by, to keep in the visitor's cookie; none without a holdout. */
@@ -42,12 +42,15 @@ export interface Visitor {
   visitorId: string | undefined;
 }
 
-async function tenantAt(database: Database, slug: string): Promise<Tenant | undefined> {
-  const tenant = await tenants.getTenant(database.acrossTenants, slug).catch((error: unknown) => {
+/** The tenant a page address names: by its slug on the shared address, by its id for a tenant domain. */
+async function tenantOf(database: Database, address: PageAddress): Promise<Tenant | undefined> {
+  const idOrSlug = address.kind === 'shared' ? address.tenantSlug : address.tenantId;
+  const tenant = await tenants.getTenant(database.acrossTenants, idOrSlug).catch((error: unknown) => {
     if (error instanceof AppError && error.code === 'not_found') return undefined;
     throw error;
   });
-  return tenant?.slug === slug ? tenant : undefined;
+  const named = address.kind === 'shared' ? tenant?.slug : tenant?.tenantId;
+  return named === idOrSlug ? tenant : undefined;
 }
 
 /**
@@ -64,22 +67,22 @@ function holdoutArm(audience: Audience, visitor: Visitor): { arm: Arm; visitorId
 }
 
 /**
- * The page served at /p/{tenantSlug}{path}: the live link at the path, its audience (not archived)
- * and that audience's published version, on a published page that is not deleted; or the
- * baseline, for a visitor in the audience's holdout. Undefined when any of them is missing, so that
- * every dead address answers the same 404.
+ * The page served at an address (see address.ts): the live link at the path of that domain, its
+ * audience (not archived) and that audience's published version, on a published page that is not
+ * deleted; or the baseline, for a visitor in the audience's holdout. Undefined when any of them is
+ * missing, so that every dead address answers the same 404.
  */
 export async function resolvePageView(
   database: Database,
-  tenantSlug: string,
-  path: string,
+  address: PageAddress,
   visitor: Visitor,
 ): Promise<PageView | undefined> {
-  const tenant = await tenantAt(database, tenantSlug);
+  const tenant = await tenantOf(database, address);
   if (!tenant) return undefined;
   const db = database.forTenant(tenant.tenantId);
-  const link = await pageLinks.liveLinkAt(db, path);
-  const published = link ? await audiences.publishedContent(db, link.target.audienceId) : undefined;
+  const tenantDomainId = address.kind === 'domain' ? address.tenantDomainId : null;
+  const link = await pageLinks.liveLinkAt(db, address.path, tenantDomainId);
+  const published = link ? await audiences.publishedContent(db, link.audienceId) : undefined;
   if (!link || !published) return undefined;
   const page = await pages.getPage(db, published.audience.page_id);
   if (page.status !== 'published' || page.deletedAt !== null) return undefined;

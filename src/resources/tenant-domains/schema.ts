@@ -1,0 +1,48 @@
+import { type Static, Type } from 'typebox';
+import { IdParams, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+/** Two labels or more, the last not all digits (so no IPv4 address), no port, no trailing dot. */
+export const HOSTNAME_PATTERN = `^(?:${LABEL}\\.)+(?![0-9]+$)${LABEL}$`;
+
+const Hostname = Type.String({
+  minLength: 3,
+  maxLength: 253,
+  pattern: HOSTNAME_PATTERN,
+  description:
+    "A lowercase DNS name of two labels or more, such as go.acme.com: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused.",
+});
+
+export const TenantDomain = Type.Object(
+  {
+    tenantDomainId: Type.String({ pattern: '^domain_[a-z0-9]{26}$' }),
+    hostname: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { title: 'TenantDomain' },
+);
+export type TenantDomain = Static<typeof TenantDomain>;
+
+export const TenantDomainCreate = Type.Object(
+  { hostname: Hostname },
+  {
+    title: 'TenantDomainCreate',
+    examples: [{ hostname: 'go.northwind.example' }],
+    additionalProperties: false,
+  },
+);
+export type TenantDomainCreate = Static<typeof TenantDomainCreate>;
+
+export const TenantDomainList = PagedList(TenantDomain, { title: 'TenantDomainList' });
+export const TenantDomainListQuery = Type.Object(PageQuery);
+export const TenantDomainParams = IdParams('tenant_domain_id');
+
+export const HostnameParams = Type.Object({ hostname: Type.String({ maxLength: 253 }) });
+export const HostnameQuery = Type.Object({
+  domain: Type.String({ maxLength: 253, description: 'The hostname to check (as a TLS proxy sends it)' }),
+});
+export const HeldHostname = Type.Object(
+  { hostname: Type.String() },
+  { title: 'HeldHostname', description: 'A tenant holds this hostname: its pages are served there' },
+);

@@ -1,0 +1,119 @@
+import type { Kysely } from 'kysely';
+import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
+import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
+import { AppError, invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { newId } from '../../shared/ids.ts';
+import { toTimestamp } from '../../shared/time.ts';
+import type { TenantDomain, TenantDomainCreate } from './schema.ts';
+import {
+  deleteTenantDomainRow,
+  findHeldHostname,
+  findTenantDomain,
+  insertTenantDomain,
+  listTenantDomains,
+  type TenantDomainRow,
+} from './store.ts';
+
+/** How many live page links are served on a domain. The page-links resource answers (src/wiring.ts). */
+export type LinksOnDomain = (db: TenantDb, tenantDomainId: string) => Promise<number>;
+
+/** Whether a hostname is one of Tailor's own (its API's or its pages origin's): no tenant may take it. */
+export type ReservedHostname = (hostname: string) => boolean;
+
+/** The tenant that holds a hostname, and the domain it holds it as. */
+export interface HeldDomain {
+  tenantId: string;
+  tenantDomainId: string;
+}
+
+function present(row: TenantDomainRow): TenantDomain {
+  return {
+    tenantDomainId: row.id,
+    hostname: row.hostname,
+    createdAt: toTimestamp(row.created_at),
+    updatedAt: toTimestamp(row.updated_at),
+  };
+}
+
+async function requireDomain(db: TenantDb, id: string): Promise<TenantDomainRow> {
+  const row = await findTenantDomain(db, id);
+  if (!row) throw notFound(`Tenant domain ${id}`);
+  return row;
+}
+
+/**
+ * Adds a hostname to the tenant. Taken by this tenant or another, the answer is the same 409, so
+ * that nobody learns which hostnames other tenants hold (the public check tells only that one is).
+ */
+export async function createTenantDomain(
+  db: TenantDb,
+  input: TenantDomainCreate,
+  reserved: ReservedHostname,
+): Promise<TenantDomain> {
+  if (reserved(input.hostname)) {
+    throw invalidField('/body/hostname', "is one of Tailor's own hosts and cannot be a tenant domain");
+  }
+  const now = Date.now();
+  const row: TenantDomainRow = {
+    id: newId('domain'),
+    hostname: input.hostname,
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await insertTenantDomain(db, row);
+  } catch (error) {
+    if (!db.dialect.isUniqueViolation(error)) throw error;
+    throw new AppError('conflict', `The hostname ${input.hostname} is already held`);
+  }
+  return present(row);
+}
+
+export async function getTenantDomain(db: TenantDb, id: string): Promise<TenantDomain> {
+  return present(await requireDomain(db, id));
+}
+
+export async function listDomains(db: TenantDb, page: Paging): Promise<Paged<TenantDomain>> {
+  return mapPaged(await listTenantDomains(db, page), present);
+}
+
+/** Gives a hostname up; refused (409) while a live link is served on it. Answers what was deleted. */
+export async function deleteTenantDomain(
+  db: TenantDb,
+  id: string,
+  linksOn: LinksOnDomain,
+): Promise<TenantDomain> {
+  return db.transaction(async (tx) => {
+    const row = await requireDomain(tx, id);
+    const links = await linksOn(tx, id);
+    if (links > 0) {
+      throw invalidState(
+        `Tenant domain ${id} serves ${links} live page link${links === 1 ? '' : 's'}; delete or move ${links === 1 ? 'it' : 'them'} first`,
+      );
+    }
+    await deleteTenantDomainRow(tx, id);
+    return present(row);
+  });
+}
+
+/** Fails with a 400 at `path` unless `id` names a domain of the tenant. */
+export async function assertTenantDomain(db: TenantDb, id: string, path: string): Promise<void> {
+  if (!(await findTenantDomain(db, id)))
+    throw invalidField(path, `names no tenant domain of this tenant (${id})`);
+}
+
+/** The hostname of each of the tenant's domains named, for building links' addresses. */
+export async function hostnamesOf(db: TenantDb, ids: string[]): Promise<Map<string, string>> {
+  const hostnames = new Map<string, string>();
+  for (const id of new Set(ids)) {
+    const row = await findTenantDomain(db, id);
+    if (row) hostnames.set(id, row.hostname);
+  }
+  return hostnames;
+}
+
+/** Who holds `hostname`, across every tenant: for routing a request by its Host, and the TLS check. */
+export async function heldDomain(db: Kysely<AnyTables>, hostname: string): Promise<HeldDomain | undefined> {
+  const row = await findHeldHostname(db, hostname.toLowerCase());
+  return row ? { tenantId: row.tenant_id, tenantDomainId: row.id } : undefined;
+}
