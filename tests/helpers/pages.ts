@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { expect } from 'vitest';
 import { getTenant } from '../../src/resources/tenants/service.ts';
 import type { Client, TestServer } from './server.ts';
@@ -62,4 +63,31 @@ export async function publishLinkedPage(
   );
   const { slug } = await getTenant(server.database.acrossTenants, client.tenantId);
   return { pageId, audienceId, pageLinkId: link.pageLinkId, url: `/p/${slug}${path}`, slug };
+}
+
+export interface HostAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * GET `path` from the server at `baseUrl` with the Host header `host`, as a browser that resolved
+ * `host` to that server would ask (fetch may not set Host).
+ */
+export function getAtHost(baseUrl: string, host: string, path: string): Promise<HostAnswer> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const request = http.get({ hostname, port, path, headers: { host } }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        body += chunk;
+      });
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+      );
+    });
+    request.on('error', reject);
+  });
 }
