@@ -17,7 +17,7 @@ import type { TenantDomainNeeds } from './resources/tenant-domains/routes.ts';
 import * as tenantDomains from './resources/tenant-domains/service.ts';
 import type { TenantNeeds } from './resources/tenants/routes.ts';
 import * as tenants from './resources/tenants/service.ts';
-import type { PagesOrigin } from './shared/pages-origin.ts';
+import { isAtOrUnder, type PagesOrigin } from './shared/pages-origin.ts';
 import { audienceIdsOfPage, holdoutOf } from './workflows/audience-versions/service.ts';
 
 /**
@@ -68,7 +68,7 @@ export function resourceNeeds({ database, pages, ...links }: Wiring): ResourceNe
     },
     tenantDomains: {
       linksOn: pageLinks.linksOnDomain,
-      reserved: (hostname) => hostname === apiHost || pages.reservesHostname(hostname),
+      reserved: (hostname) => isAtOrUnder(hostname, apiHost) || pages.reservesHostname(hostname),
     },
     tenants: { pagesBase: (slug) => pages.baseOf(slug) },
     sessions: { audiences: audienceIdsOfPage, holdout: holdoutOf },

@@ -12,6 +12,8 @@ describe('configuration', () => {
       workers: 1,
       webhookAllowPrivate: false,
       publicUrl: 'http://127.0.0.1:8080',
+      pagesPort: 8081,
+      pagesUrl: 'http://127.0.0.1:8081',
     });
     expect(config.dataDir).toMatch(/data$/);
   });
@@ -29,6 +31,20 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ TAILOR_PUBLIC_URL: 'ftp://x' }, 'TAILOR_PUBLIC_URL must be a http: or https: URL'],
     [{ TAILOR_METRICS_TOKEN: 'short' }, 'TAILOR_METRICS_TOKEN must be at least 16 characters'],
+    [{ TAILOR_PAGES_PORT: '8080' }, 'TAILOR_PAGES_PORT must differ from PORT (both are 8080)'],
+    [{ TAILOR_PAGES_PORT: '70000' }, 'TAILOR_PAGES_PORT must be an integer from 0 to 65535'],
+    [{ TAILOR_PAGES_URL: 'ftp://pages.example.com' }, 'TAILOR_PAGES_URL must be a http: or https: URL'],
+    [{ TAILOR_PAGES_URL: 'pages' }, 'TAILOR_PAGES_URL must be a URL'],
+    [{ TAILOR_PAGES_URL: 'https://pages.example.com/p' }, 'TAILOR_PAGES_URL must be an origin only'],
+    [{ TAILOR_PAGES_URL: 'https://pages.example.com?x=1' }, 'TAILOR_PAGES_URL must be an origin only'],
+    [
+      { TAILOR_PAGES_URL: 'https://{tenant}.{tenant}.example.com' },
+      'TAILOR_PAGES_URL may hold {tenant} once',
+    ],
+    [
+      { TAILOR_PAGES_URL: 'https://pages.{tenant}.example.com' },
+      'TAILOR_PAGES_URL may hold {tenant} only in the first label of its host',
+    ],
     [
       { TAILOR_S3_BUCKET: 'b', TAILOR_S3_ACCESS_KEY_ID: 'id' },
       'TAILOR_S3_SECRET_ACCESS_KEY and TAILOR_S3_ACCESS_KEY_ID must be set together',
@@ -48,6 +64,8 @@ describe('configuration', () => {
       TAILOR_WORKERS: '0',
       REDIS_URL: 'redis://127.0.0.1:6379',
       TAILOR_PUBLIC_URL: 'https://tailor.example.com/',
+      TAILOR_PAGES_PORT: '9001',
+      TAILOR_PAGES_URL: 'https://{tenant}.pages.example.com/',
       TAILOR_METRICS_TOKEN: 'metrics-token-0123456789',
       TAILOR_S3_BUCKET: 'files',
       TAILOR_S3_PREFIX: 'tailor/',
@@ -61,6 +79,8 @@ describe('configuration', () => {
       rateLimitRps: 0,
       workers: 0,
       publicUrl: 'https://tailor.example.com',
+      pagesPort: 9001,
+      pagesUrl: 'https://{tenant}.pages.example.com',
       metricsToken: 'metrics-token-0123456789',
       s3: {
         bucket: 'files',

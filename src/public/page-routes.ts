@@ -43,19 +43,39 @@ function sendHtml(reply: FastifyReply, status: number, body: string, sandboxed: 
     .send(body);
 }
 
+interface VisitorCookie {
+  name: string;
+  path: string;
+  secure: boolean;
+}
+
+/**
+ * Where the visitor id lives: for this tenant's pages only, so that no id follows a visitor from one
+ * tenant to another. On the shared origin that is the tenant's path (its pages' scripts, sandboxed,
+ * cannot write cookies). On an origin of the tenant's own, served over https, it is a `__Host-`
+ * cookie, which no page of a sibling host can set for it with a Domain attribute (cookie tossing
+ * from another tenant's `{tenant}` host, which could choose the visitor's arm).
+ */
+function visitorCookie(address: PageAddress, pages: PagesOrigin, origin: string): VisitorCookie {
+  const secure = origin.startsWith('https:');
+  if (address.kind === 'shared' && !pages.perTenant) {
+    return { name: VISITOR_COOKIE, path: `/p/${address.tenantSlug}`, secure };
+  }
+  return { name: secure ? `__Host-${VISITOR_COOKIE}` : VISITOR_COOKIE, path: '/', secure };
+}
+
 /**
  * Keeps the visitor id that chose the visitor's arm, for a year from the latest visit: first-party,
- * for this tenant's pages only (so that no id follows a visitor from one tenant to another), out of
- * reach of page scripts, and sent on top-level navigation from other sites (a link in an email).
+ * out of reach of page scripts, and sent on top-level navigation from other sites (a link in an email).
  */
-function keepVisitorId(reply: FastifyReply, view: PageView, address: PageAddress, origin: string): void {
+function keepVisitorId(reply: FastifyReply, view: PageView, cookie: VisitorCookie): void {
   if (view.visitorId === undefined) return;
-  reply.setCookie(VISITOR_COOKIE, view.visitorId, {
-    path: address.kind === 'domain' ? '/' : `/p/${view.tenant.slug}`,
+  reply.setCookie(cookie.name, view.visitorId, {
+    path: cookie.path,
     maxAge: VISITOR_COOKIE_MAX_AGE_S,
     httpOnly: true,
     sameSite: 'lax',
-    secure: origin.startsWith('https:'),
+    secure: cookie.secure,
   });
 }
 
@@ -70,11 +90,12 @@ async function servePage(
   const sandboxed = !pages.perTenant && !('serve' in answer && answer.serve.kind === 'domain');
   if ('notFound' in answer) return sendHtml(reply, 404, NOT_FOUND_PAGE, sandboxed);
   const address = answer.serve;
-  const visitor = { signer: server.signer, visitorId: request.cookies[VISITOR_COOKIE] };
+  const origin = originOf(pages, address);
+  const cookie = visitorCookie(address, pages, origin);
+  const visitor = { signer: server.signer, visitorId: request.cookies[cookie.name] };
   const view = await resolvePageView(server.database, address, visitor);
   if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE, sandboxed);
-  const origin = originOf(pages, address);
-  keepVisitorId(reply, view, address, origin);
+  keepVisitorId(reply, view, cookie);
   const images = await resolveImageUrls(
     view.db,
     { signer: server.signer, publicUrl: origin },

@@ -89,6 +89,11 @@ export class PagesOrigin {
   }
 }
 
+/** Whether `hostname` is `host` or a name under it. */
+export function isAtOrUnder(hostname: string, host: string): boolean {
+  return hostname === host || hostname.endsWith(`.${host}`);
+}
+
 function escapeRegExp(text = ''): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

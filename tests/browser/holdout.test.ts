@@ -82,7 +82,7 @@ async function twoHeldAudiences(
     const headline = (number: number) => versions.find((v) => v.versionNumber === number)?.content.headline;
     audiences.push({
       audienceId: audience.audienceId,
-      url: `${server.url}/p/${slug}${path}`,
+      url: `${server.pagesUrl}/p/${slug}${path}`,
       headlines: { baseline: headline(0), personalized: headline(1) },
     });
   }

@@ -122,7 +122,11 @@ async function publishedPage(): Promise<{ url: string; pageId: string; audienceI
     201,
   );
   const { slug } = await getTenant(server.database.acrossTenants, api.tenantId);
-  return { url: `${server.url}/p/${slug}/spring/jane`, pageId: page.pageId, audienceId: audience.audienceId };
+  return {
+    url: `${server.pagesUrl}/p/${slug}/spring/jane`,
+    pageId: page.pageId,
+    audienceId: audience.audienceId,
+  };
 }
 
 /** Signed file links name the configured public URL, which has no port in tests: send them to this server. */

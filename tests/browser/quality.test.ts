@@ -41,7 +41,7 @@ describe('generated pages in Chromium', () => {
       for (const fixture of chosen) {
         for (const [name, viewport] of Object.entries(VIEWPORTS)) {
           const page = await browser.newPage({ viewport });
-          const response = await page.goto(`${server.url}${fixture.url}`, { waitUntil: 'load' });
+          const response = await page.goto(`${server.pagesUrl}${fixture.url}`, { waitUntil: 'load' });
           expect(response?.status()).toBe(200);
           expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
           expect(

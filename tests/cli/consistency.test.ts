@@ -125,7 +125,7 @@ describe('consistency across nodes and crashes', () => {
     });
     expect(link.status).toBe(201);
     const headline = async (server: RunningServer) => {
-      const response = await fetch(`${server.url}/p/default/everywhere`);
+      const response = await fetch(`${server.pagesUrl}/p/default/everywhere`);
       return response.status === 200
         ? (await response.text()).match(/<h1[^>]*>([^<]*)<\/h1>/)?.[1]
         : response.status;

@@ -4,6 +4,7 @@ import { escapeHtml } from '../../src/shared/html.ts';
 import { type Environment, freshEnvironment, startServe, tailor } from '../helpers/process.ts';
 
 const PUBLIC_URL = 'http://tailor.test:8080';
+const PAGES_URL = 'http://pages.tailor.test:8081';
 
 let environment: Environment | undefined;
 afterEach(async () => {
@@ -19,7 +20,7 @@ function urlsOf(stdout: string): string[] {
 describe('tailor demo', () => {
   it('fills a fresh database, prints pages that are served, and can run again', async () => {
     environment = await freshEnvironment();
-    const env = { ...environment.env, TAILOR_PUBLIC_URL: PUBLIC_URL };
+    const env = { ...environment.env, TAILOR_PUBLIC_URL: PUBLIC_URL, TAILOR_PAGES_URL: PAGES_URL };
 
     const first = await tailor(['demo'], env);
     expect(first.code, first.stderr).toBe(0);
@@ -33,7 +34,8 @@ describe('tailor demo', () => {
     expect(first.stdout).toContain('2 form submissions');
     const urls = urlsOf(first.stdout);
     expect(urls).toHaveLength(9);
-    for (const url of urls) expect(url).toMatch(new RegExp(`^${PUBLIC_URL}/p/default/[a-z0-9/-]+$`));
+    // On the pages origin, never the API's (the console's).
+    for (const url of urls) expect(url).toMatch(new RegExp(`^${PAGES_URL}/p/default/[a-z0-9/-]+$`));
 
     const again = await tailor(['demo'], env);
     expect(again.code, again.stderr).toBe(0);
@@ -50,7 +52,7 @@ describe('tailor demo', () => {
         ...PERSONS.flatMap((person) => (person.note ? [person.note] : [])),
       ];
       for (const url of urls) {
-        const response = await fetch(`${server.url}${url.slice(PUBLIC_URL.length)}`);
+        const response = await fetch(`${server.pagesUrl}${url.slice(PAGES_URL.length)}`);
         expect(response.status, url).toBe(200);
         const body = await response.text();
         expect(body).toMatch(/\| (Brightwave|Keelson)<\/title>/);

@@ -75,10 +75,15 @@ export interface HostAnswer {
  * GET `path` from the server at `baseUrl` with the Host header `host`, as a browser that resolved
  * `host` to that server would ask (fetch may not set Host).
  */
-export function getAtHost(baseUrl: string, host: string, path: string): Promise<HostAnswer> {
+export function getAtHost(
+  baseUrl: string,
+  host: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<HostAnswer> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const request = http.get({ hostname, port, path, headers: { host } }, (response) => {
+    const request = http.get({ hostname, port, path, headers: { ...headers, host } }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk) => {

@@ -192,9 +192,16 @@ describe('pages on a tenant domain', () => {
       tenantDomainId: domain.tenantDomainId,
     });
     const response = await getAtHost(server.pagesUrl, 'go.northwind.example', '/held');
+    // https (the domain's address): a __Host- cookie, which no sibling host can set with a Domain.
     expect(String(response.headers['set-cookie'])).toMatch(
-      /tailor_vid=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Lax/,
+      /^__Host-tailor_vid=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; Secure; SameSite=Lax$/,
     );
+    const visitorId = String(response.headers['set-cookie']).match(/=([^;]+);/)?.[1];
+    // A tossed plain tailor_vid is not read; the __Host- one is, and keeps the visitor's arm.
+    const again = await getAtHost(server.pagesUrl, 'go.northwind.example', '/held', {
+      cookie: `tailor_vid=AAAAAAAAAAAAAAAAAAAAAA; __Host-tailor_vid=${visitorId}`,
+    });
+    expect(String(again.headers['set-cookie'])).toContain(`__Host-tailor_vid=${visitorId};`);
   });
 
   it('tells a TLS proxy whether a hostname is held, with no key and nothing more', async () => {

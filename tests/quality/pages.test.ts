@@ -39,7 +39,7 @@ interface Read {
 
 async function read(fixture: Fixture, via: 'page' | 'preview'): Promise<Read> {
   const response =
-    via === 'page' ? await server.anonymous().get(fixture.url) : await client.get(fixture.preview);
+    via === 'page' ? await server.visitor().get(fixture.url) : await client.get(fixture.preview);
   expect(response.status, `${via} of ${fixture.url}`).toBe(200);
   const versions = await client.get(`/v0/pages/${fixture.pageId}/audiences/${fixture.audienceId}/versions`);
   const content = versions.body.items.find(

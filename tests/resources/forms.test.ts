@@ -223,7 +223,7 @@ describe('POST /v0/public/forms', () => {
       .select('path')
       .where('id', '=', origin.pageLinkId)
       .executeTakeFirstOrThrow();
-    const page = await fetch(`${server.url}/p/${tenant.slug}${link.path}`);
+    const page = await fetch(`${server.pagesUrl}/p/${tenant.slug}${link.path}`);
     expect(page.status).toBe(200);
     const token = (await page.text()).match(/data-tailor-token="([^"]+)"/)?.[1];
     expect(token).toBeDefined();

@@ -17,7 +17,7 @@ let visitor: Client;
 beforeAll(async () => {
   server = await startServer();
   api = await server.newTenant();
-  visitor = server.anonymous();
+  visitor = server.visitor();
 });
 afterAll(async () => {
   await server.close();
