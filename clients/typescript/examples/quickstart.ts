@@ -1,7 +1,7 @@
 /**
  * A first program on the Tailor API: a person, a page, an audience for the person that publishes
- * itself, the persons listed page by page, and the signed `page.version.published` event received
- * and verified. Run it against a local server that may deliver webhooks to loopback:
+ * itself and a page link that serves it, the persons listed page by page, and the signed
+ * `page.version.published` event received and verified. Run it against a local server that may deliver webhooks to loopback:
  *
  *   TAILOR_WEBHOOK_ALLOW_PRIVATE=true npm start        # prints the default tenant's key once
  *   TAILOR_API_KEY=tlr_… npx tsx clients/typescript/examples/quickstart.ts
@@ -119,6 +119,17 @@ try {
     }),
   );
   console.log(`audience ${audience.effectiveName}: version ${audience.latestVersion.versionNumber} queued`);
+
+  // Visitors open the link on the pages origin (never the API's): the link says where.
+  const link = await unwrap(
+    tailor.POST('/v0/page_links', {
+      body: {
+        path: `/spring/${ada.personId.slice(-8)}`,
+        target: { targetType: 'audience', audienceId: audience.audienceId },
+      },
+    }),
+  );
+  console.log(`page link ${link.url}`);
 
   for await (const person of paginate(tailor, '/v0/persons', { params: { query: { limit: 2 } } })) {
     console.log(`- ${person.name} <${person.email ?? 'no email'}>`);

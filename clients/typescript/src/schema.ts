@@ -50,12 +50,60 @@ export interface paths {
     };
     /**
      * The caller's tenant and key
-     * @description The tenant the API key belongs to (its slug makes public page URLs: /p/{slug}{path}) and the key itself. Any live key may ask, read-only ones too.
+     * @description The tenant the API key belongs to, where its pages start on the pages origin (`pagesUrl`: a link's path follows it) and the key itself. Any live key may ask, read-only ones too.
      */
     get: operations['getTenant'];
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v0/tenant_domains': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List tenant domains
+     * @description The tenant's domains, newest first.
+     */
+    get: operations['listTenantDomains'];
+    put?: never;
+    /**
+     * Add a tenant domain
+     * @description A host of the tenant's own, such as go.acme.com, on which its page links can be served (point the name at the pages origin; docs/tenant-domains.md). 409 `conflict` when any tenant already holds the hostname.
+     */
+    post: operations['createTenantDomain'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v0/tenant_domains/{tenant_domain_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a tenant domain
+     * @description One domain of the tenant.
+     */
+    get: operations['getTenantDomain'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a tenant domain
+     * @description Gives the hostname up, answering the domain as it was. 409 `invalid_state` while a live page link is served on it.
+     */
+    delete: operations['deleteTenantDomain'];
     options?: never;
     head?: never;
     patch?: never;
@@ -628,7 +676,7 @@ export interface paths {
     put?: never;
     /**
      * Create a page link
-     * @description Serves an audience of a page at a path. The path is lowercased and unique per tenant among live links (409 when taken). The audience must exist (400) and not be archived (409).
+     * @description Serves an audience of a page at a path: on the tenant's shared address on the pages origin, or on one of its tenant domains (`tenantDomainId`, 400 when the tenant has no such domain). The path is lowercased and unique among the live links of its domain (409 when taken). The audience must exist (400) and not be archived (409). The answer's `url` is where visitors open it.
      */
     post: operations['createPageLink'];
     delete?: never;
@@ -996,6 +1044,46 @@ export interface paths {
      * @description Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted.
      */
     get: operations['downloadFilePreview'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v0/public/domains/{hostname}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check whether a hostname is held
+     * @description Needs no API key. 200 when a tenant holds the hostname, 404 otherwise: a TLS proxy in front of the pages origin (Caddy's on-demand TLS `ask`) asks it before getting a certificate, so that certificates are issued only for held names.
+     */
+    get: operations['checkTenantDomain'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v0/public/domains': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Check whether a hostname is held (query form)
+     * @description Needs no API key. 200 when a tenant holds the hostname, 404 otherwise: a TLS proxy in front of the pages origin (Caddy's on-demand TLS `ask`) asks it before getting a certificate, so that certificates are issued only for held names. The same check with the hostname in `?domain=`, the form Caddy's `ask` sends.
+     */
+    get: operations['checkTenantDomainByQuery'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1839,8 +1927,13 @@ export interface components {
     CurrentTenant: {
       tenantId: string;
       name: string;
-      /** @description Public pages are served at /p/{slug}{path} */
+      /** @description Public pages are served at /p/{slug}{path} on the pages origin */
       slug: string;
+      /**
+       * Format: uri
+       * @description Where the tenant's pages start on the pages origin: a page link's path follows it (links on a tenant domain are served there instead). Each link's own `url` says where it is served.
+       */
+      pagesUrl: string;
       key: components['schemas']['CurrentKey'];
     };
     /**
@@ -1983,6 +2076,13 @@ export interface components {
     /** HealthStatus */
     HealthStatus: {
       status: string;
+    };
+    /**
+     * HeldHostname
+     * @description A tenant holds this hostname: its pages are served there
+     */
+    HeldHostname: {
+      hostname: string;
     };
     /** Page */
     Page: {
@@ -2146,6 +2246,8 @@ export interface components {
         targetType: string;
         audienceId: string;
       };
+      /** @description Where visitors open the link: on the pages origin or its tenant domain. Null once the link is deleted. */
+      url: string | null;
       /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
       createdAt: string;
       /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
@@ -2154,7 +2256,7 @@ export interface components {
     };
     /** PageLinkCreate */
     PageLinkCreate: {
-      /** @description Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique per tenant among live links */
+      /** @description Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0 */
       path: string;
       target: {
         /**
@@ -2176,7 +2278,7 @@ export interface components {
     };
     /** PageLinkUpdate */
     PageLinkUpdate: {
-      /** @description Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique per tenant among live links */
+      /** @description Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0 */
       path?: string;
       target?: {
         /**
@@ -2515,6 +2617,28 @@ export interface components {
     Success: {
       success: boolean;
     };
+    /** TenantDomain */
+    TenantDomain: {
+      tenantDomainId: string;
+      hostname: string;
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      createdAt: string;
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      updatedAt: string;
+    };
+    /** TenantDomainCreate */
+    TenantDomainCreate: {
+      /** @description A lowercase DNS name of two labels or more, such as go.acme.com: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused. */
+      hostname: string;
+    };
+    /** TenantDomainList */
+    TenantDomainList: {
+      hasMore: boolean;
+      items: components['schemas']['TenantDomain'][];
+      /** @description Pass back as `cursor` for the next page; null when hasMore is false */
+      nextCursor: string | null;
+      totalCount: number;
+    };
     /** Topic */
     Topic: {
       topicId: string;
@@ -2784,6 +2908,7 @@ export type FormSubmissionCreate = components['schemas']['FormSubmissionCreate']
 export type FormSubmittedData = components['schemas']['FormSubmittedData'];
 export type FormSubmittedEvent = components['schemas']['FormSubmittedEvent'];
 export type HealthStatus = components['schemas']['HealthStatus'];
+export type HeldHostname = components['schemas']['HeldHostname'];
 export type Page = components['schemas']['Page'];
 export type PageCreate = components['schemas']['PageCreate'];
 export type PageHtml = components['schemas']['PageHtml'];
@@ -2816,6 +2941,9 @@ export type SessionEvent = components['schemas']['SessionEvent'];
 export type SessionEventBatch = components['schemas']['SessionEventBatch'];
 export type SessionEventsAccepted = components['schemas']['SessionEventsAccepted'];
 export type Success = components['schemas']['Success'];
+export type TenantDomain = components['schemas']['TenantDomain'];
+export type TenantDomainCreate = components['schemas']['TenantDomainCreate'];
+export type TenantDomainList = components['schemas']['TenantDomainList'];
 export type Topic = components['schemas']['Topic'];
 export type TopicCreate = components['schemas']['TopicCreate'];
 export type TopicEntry = components['schemas']['TopicEntry'];
@@ -2920,6 +3048,175 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CurrentTenant'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listTenantDomains: {
+    parameters: {
+      query?: {
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantDomainList'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  createTenantDomain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "hostname": "go.northwind.example"
+         *     }
+         */
+        'application/json': components['schemas']['TenantDomainCreate'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantDomain'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getTenantDomain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        tenant_domain_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantDomain'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  deleteTenantDomain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        tenant_domain_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantDomain'];
         };
       };
       /** @description RFC 9457 problem details */
@@ -6118,6 +6415,69 @@ export interface operations {
         };
         content: {
           'image/*': components['schemas']['FileBytes'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  checkTenantDomain: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        hostname: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A tenant holds this hostname: its pages are served there */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeldHostname'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  checkTenantDomainByQuery: {
+    parameters: {
+      query: {
+        /** @description The hostname to check (as a TLS proxy sends it) */
+        domain: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A tenant holds this hostname: its pages are served there */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['HeldHostname'];
         };
       };
       /** @description RFC 9457 problem details */

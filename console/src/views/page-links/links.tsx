@@ -7,12 +7,7 @@ import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction } from '../../hooks.ts';
-import { type Session, useSession, Writable } from '../../session.tsx';
-
-/** Where visitors open a link: this server's /p/{tenant slug}{path} (docs/public-pages.md). */
-export function publicUrl({ tenant }: Session, path: string): string {
-  return `${location.origin}/p/${tenant.slug}${path === '/' ? '' : path}`;
-}
+import { useSession, Writable } from '../../session.tsx';
 
 interface LinkListProps {
   /** Only the links to this audience; every link of the tenant when absent. */
@@ -52,12 +47,12 @@ export function LinkList({ audienceId, version }: LinkListProps) {
           {
             label: 'Public address',
             cell: (link) =>
-              link.deletedAt ? (
+              link.url === null ? (
                 <span class="muted">{link.path} (deleted)</span>
               ) : (
                 <>
                   <strong>{link.path}</strong>
-                  <CopyField label={`Public address of ${link.path}`} value={publicUrl(session, link.path)} />
+                  <CopyField label={`Public address of ${link.path}`} value={link.url} />
                 </>
               ),
           },
@@ -69,8 +64,8 @@ export function LinkList({ audienceId, version }: LinkListProps) {
             label: 'Actions',
             cell: (link) => (
               <div class="actions">
-                {!link.deletedAt && (
-                  <a href={publicUrl(session, link.path)} target="_blank" rel="noopener noreferrer">
+                {link.url !== null && (
+                  <a href={link.url} target="_blank" rel="noopener noreferrer">
                     Open
                   </a>
                 )}
