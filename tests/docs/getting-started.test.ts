@@ -83,12 +83,18 @@ describe('docs/getting-started.md', () => {
 
   it('every command works as written, and ends with a served page and verified webhooks', async () => {
     environment = await freshEnvironment();
-    const [apiPort, receiverPort] = [await freePort(), await freePort()];
+    const [apiPort, pagesPort, receiverPort] = [await freePort(), await freePort(), await freePort()];
     const localize = (text: string) =>
       text
         .replaceAll('127.0.0.1:8080', `127.0.0.1:${apiPort}`)
+        .replaceAll('127.0.0.1:8081', `127.0.0.1:${pagesPort}`)
         .replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`);
-    const env = { ...environment.env, PORT: String(apiPort), RECEIVER_PORT: String(receiverPort) };
+    const env = {
+      ...environment.env,
+      PORT: String(apiPort),
+      TAILOR_PAGES_PORT: String(pagesPort),
+      RECEIVER_PORT: String(receiverPort),
+    };
 
     const [first = '', ...rest] = BLOCKS;
     expect(first).toContain('npm install');
@@ -116,6 +122,7 @@ describe('docs/getting-started.md', () => {
     await output.waitFor(/verified webhook\.test evt_/);
     await output.waitFor(/verified page\.version\.published evt_/);
     expect(output.text).toMatch(/<h1[^>]*>[^<]*Spring launch/);
+    expect(output.text).toContain(`"url": "http://127.0.0.1:${pagesPort}/p/default/spring/ada"`);
     expect(output.text).toMatch(/"state": "succeeded"/);
     expect(output.text).not.toContain('rejected a delivery');
     expect(terminal.exitCode).toBeNull();
