@@ -43,6 +43,14 @@ function sendHtml(reply: FastifyReply, status: number, body: string, sandboxed: 
     .send(body);
 }
 
+/** Whether the page at `address` is served on the origin every tenant shares. */
+function onSharedOrigin(
+  address: PageAddress,
+  pages: PagesOrigin,
+): address is Extract<PageAddress, { kind: 'shared' }> {
+  return address.kind === 'shared' && !pages.perTenant;
+}
+
 interface VisitorCookie {
   name: string;
   path: string;
@@ -58,7 +66,7 @@ interface VisitorCookie {
  */
 function visitorCookie(address: PageAddress, pages: PagesOrigin, origin: string): VisitorCookie {
   const secure = origin.startsWith('https:');
-  if (address.kind === 'shared' && !pages.perTenant) {
+  if (onSharedOrigin(address, pages)) {
     return { name: VISITOR_COOKIE, path: `/p/${address.tenantSlug}`, secure };
   }
   return { name: secure ? `__Host-${VISITOR_COOKIE}` : VISITOR_COOKIE, path: '/', secure };
@@ -87,14 +95,14 @@ async function servePage(
   const { server } = request;
   const answer = await pageAddressOf(server.database, pages, request.host, request.url);
   if ('redirect' in answer) return reply.redirect(answer.redirect, 308);
-  const sandboxed = !pages.perTenant && !('serve' in answer && answer.serve.kind === 'domain');
-  if ('notFound' in answer) return sendHtml(reply, 404, NOT_FOUND_PAGE, sandboxed);
+  // The 404 page runs no script: it needs no sandbox.
+  if ('notFound' in answer) return sendHtml(reply, 404, NOT_FOUND_PAGE, false);
   const address = answer.serve;
   const origin = originOf(pages, address);
   const cookie = visitorCookie(address, pages, origin);
   const visitor = { signer: server.signer, visitorId: request.cookies[cookie.name] };
   const view = await resolvePageView(server.database, address, visitor);
-  if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE, sandboxed);
+  if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE, false);
   keepVisitorId(reply, view, cookie);
   const images = await resolveImageUrls(
     view.db,
@@ -113,7 +121,7 @@ async function servePage(
     reply,
     200,
     renderPage({ view, images, visit: { token, trackerSrc: TRACKER_SRC, arm: view.arm } }),
-    sandboxed,
+    onSharedOrigin(address, pages),
   );
 }
 

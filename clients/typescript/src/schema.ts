@@ -2628,7 +2628,7 @@ export interface components {
     };
     /** TenantDomainCreate */
     TenantDomainCreate: {
-      /** @description A lowercase DNS name of two labels or more, such as go.acme.com: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused. */
+      /** @description A lowercase DNS name of two labels or more, such as go.acme.com, the last starting with a letter: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused. */
       hostname: string;
     };
     /** TenantDomainList */

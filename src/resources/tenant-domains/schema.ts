@@ -2,15 +2,17 @@ import { type Static, Type } from 'typebox';
 import { IdParams, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
 
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-/** Two labels or more, the last not all digits (so no IPv4 address), no port, no trailing dot. */
-export const HOSTNAME_PATTERN = `^(?:${LABEL}\\.)+(?![0-9]+$)${LABEL}$`;
+/** The last label starts with a letter, as every top-level domain does: so no IPv4 address. */
+const TOP_LABEL = '[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?';
+/** Two labels or more, no port, no trailing dot. */
+const HOSTNAME_PATTERN = `^(?:${LABEL}\\.)+${TOP_LABEL}$`;
 
 const Hostname = Type.String({
   minLength: 3,
   maxLength: 253,
   pattern: HOSTNAME_PATTERN,
   description:
-    "A lowercase DNS name of two labels or more, such as go.acme.com: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused.",
+    "A lowercase DNS name of two labels or more, such as go.acme.com, the last starting with a letter: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused.",
 });
 
 export const TenantDomain = Type.Object(
