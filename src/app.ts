@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { DEFAULT_WEBHOOK_TIMEOUT_MS } from './config.ts';
+import { DEFAULT_VISITORS_PER_HOUR, DEFAULT_WEBHOOK_TIMEOUT_MS } from './config.ts';
 import type { Database } from './db/connection.ts';
 import { requireApiKey } from './http/auth.ts';
 import { acceptJsonBodies } from './http/bodies.ts';
@@ -19,6 +19,7 @@ import { Problem } from './http/schemas.ts';
 import { refuseUnsafeText } from './http/text.ts';
 import type { Api } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { createVisitorLimits, type VisitorLimits } from './public/limits.ts';
 import { publicRoutes } from './public/routes.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
 import { authenticate } from './resources/api-keys/service.ts';
@@ -57,6 +58,8 @@ export interface AppOptions {
   rateLimitRps: number;
   /** Requests per second per client IP on the public side; 0 turns the limit off. */
   publicRateLimitRps?: number;
+  /** Visitors one client address stands for per hour (see public/limits.ts); 0 turns those limits off. */
+  publicVisitorsPerHour?: number;
   /** Failed authentications per second per client IP (burst four times that); 0 turns the limit off. */
   authFailureRps?: number;
   redis?: Redis;
@@ -74,6 +77,7 @@ declare module 'fastify' {
     allowPrivateWebhooks: boolean;
     webhookTimeoutMs: number;
     publicRateLimit: RateLimit;
+    visitorLimits: VisitorLimits;
     database: Database;
   }
 }
@@ -160,6 +164,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       burst: (options.publicRateLimitRps ?? 0) * 2,
       name: 'ip',
       counts: 'requests',
+      redis: options.redis,
+    }),
+  );
+  app.decorate(
+    'visitorLimits',
+    createVisitorLimits({
+      requestsPerSecond: options.publicRateLimitRps ?? 0,
+      visitorsPerHour: options.publicVisitorsPerHour ?? DEFAULT_VISITORS_PER_HOUR,
       redis: options.redis,
     }),
   );

@@ -17,7 +17,7 @@ import type { Visit } from '../../resources/sessions/service.ts';
 import { emailDomain } from '../../shared/email.ts';
 import { AppError } from '../../shared/errors.ts';
 import { emitEvent } from '../events/payloads.ts';
-import { recordFormInSession } from '../visits/service.ts';
+import { recordFormInSession, type SessionAdmission, sessionAdmitted } from '../visits/service.ts';
 import type { Submitter } from './provider.ts';
 import type { FormEnrichedData } from './schema.ts';
 
@@ -46,14 +46,19 @@ async function countInSession(db: TenantDb, sessionId: string, origin: Origin, a
 /**
  * Stores a form submission, with its `form.submitted` event, its enrichment job and its count in
  * the session, in one transaction: once this returns the submission is on disk and will be
- * enriched, whatever crashes afterwards.
+ * enriched, whatever crashes afterwards. A session that the submission would start is counted only
+ * when `admitSession` lets it start; the submission is stored either way.
  */
 export async function submitForm(
   db: TenantDb,
   origin: Origin,
   input: Omit<FormSubmissionCreate, 'token'>,
-  now = Date.now(),
+  { now = Date.now(), admitSession }: { now?: number; admitSession?: SessionAdmission } = {},
 ): Promise<FormSubmissionAccepted> {
+  const { sessionId } = input;
+  const admitted =
+    sessionId !== undefined && (!admitSession || (await sessionAdmitted(db, sessionId, admitSession)));
+  const countedIn = admitted ? sessionId : undefined;
   return db.transaction(async (tx) => {
     const submitted = await forms.storeSubmission(tx, origin, input, now);
     await emitEvent(tx, 'form.submitted', submitted);
@@ -63,7 +68,7 @@ export async function submitForm(
       { formSubmissionId: submitted.formSubmissionId },
       { maxAttempts: ENRICH_ATTEMPTS },
     );
-    if (input.sessionId) await countInSession(tx, input.sessionId, origin, now);
+    if (countedIn) await countInSession(tx, countedIn, origin, now);
     return { formSubmissionId: submitted.formSubmissionId, submittedAt: submitted.submittedAt };
   });
 }

@@ -1,11 +1,42 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { personOfAudience } from '../../resources/audiences/service.ts';
 import { notePersonActivity } from '../../resources/persons/service.ts';
-import { type Recorded, recordSessionEvents, type Visit } from '../../resources/sessions/service.ts';
-import { invalidField } from '../../shared/errors.ts';
+import {
+  type Recorded,
+  recordSessionEvents,
+  sessionExists,
+  type Visit,
+} from '../../resources/sessions/service.ts';
+import { AppError, invalidField } from '../../shared/errors.ts';
 
 /** Two batches of a new session racing to create it: the loser runs again and adds to it. */
 const SESSION_RACE_ATTEMPTS = 3;
+
+/**
+ * Lets a visitor start a new session, or throws rate_limited: the visitor side's limits on new
+ * sessions per page view and per client address answer it.
+ */
+export type SessionAdmission = () => Promise<void>;
+
+/** Throws rate_limited when the session is new and `admit` refuses to start it; a known session goes on. */
+export async function admitSession(db: TenantDb, sessionId: string, admit: SessionAdmission): Promise<void> {
+  if (!(await sessionExists(db, sessionId))) await admit();
+}
+
+/** Whether the session may count a form: it is known, or `admit` lets it start. */
+export async function sessionAdmitted(
+  db: TenantDb,
+  sessionId: string,
+  admit: SessionAdmission,
+): Promise<boolean> {
+  try {
+    await admitSession(db, sessionId, admit);
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'rate_limited') return false;
+    throw error;
+  }
+}
 
 /**
  * Records what a visitor did on a public page: the session's events and, when the audience is for
