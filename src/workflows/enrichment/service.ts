@@ -138,7 +138,7 @@ export async function completeEnrichment(db: TenantDb, id: string, submitter: Su
   const text = await activityText(db, submission);
   await db.transaction(async (tx) => {
     if (!(await forms.markEnriched(tx, id, { personId: found.personId, accountId }))) return;
-    await logs.addActivity(tx, found.personId, text);
+    await logs.addActivity(tx, found.personId, text, 'visitor');
     const data: FormEnrichedData = {
       formSubmissionId: id,
       person: await persons.getPerson(tx, found.personId),
