@@ -1,7 +1,7 @@
 import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { EventBatch, EventsAccepted } from '../resources/sessions/schema.ts';
-import { admitSession, recordVisit } from '../workflows/visits/service.ts';
+import { recordVisit } from '../workflows/visits/service.ts';
 import { requireToken } from './token.ts';
 
 /** POST /v0/public/events: batches of session events from the tracking script. */
@@ -25,7 +25,6 @@ export async function eventRoutes(app: Api): Promise<void> {
       const { token, db } = requireToken(app, value);
       const visitor = { token: value, address: request.ip };
       await app.visitorLimits.eventBatch(visitor, reply);
-      await admitSession(db, sessionId, () => app.visitorLimits.newSession(visitor, token.audienceId, reply));
       const visit = {
         sessionId,
         pageId: token.pageId,
@@ -33,7 +32,9 @@ export async function eventRoutes(app: Api): Promise<void> {
         pageLinkId: token.pageLinkId,
         arm: token.arm,
       };
-      const accepted = await recordVisit(db, visit, events);
+      const accepted = await recordVisit(db, visit, events, Date.now(), () =>
+        app.visitorLimits.newSession(visitor, token.audienceId, reply),
+      );
       app.metrics.eventsIngested.inc(accepted);
       return { accepted };
     },

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
@@ -140,6 +141,23 @@ describe('new sessions per client address and audience', () => {
     // Another audience's page, from the same address, has its own count.
     expect((await report(second, pageView(second), randomUUID())).status).toBe(200);
     expect(await storedCount(first, 'sessions')).toBe(5);
+  });
+
+  it.skipIf(!process.env.TEST_REDIS_URL)('is shared by every node through Redis', async () => {
+    const redis = new Redis(process.env.TEST_REDIS_URL as string);
+    try {
+      const first = await limitedServer({ redis, publicVisitorsPerHour: 3 });
+      const second = await limitedServer({ redis, publicVisitorsPerHour: 3, database: first.database });
+      const s = await site(first);
+      const onSecond = { ...s, server: second };
+      const statuses = [];
+      for (const node of [s, onSecond, s, onSecond]) {
+        statuses.push((await report(node, pageView(node), randomUUID())).status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 429]);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   it('TAILOR_PUBLIC_VISITORS_PER_HOUR=0 lifts the limit per address', async () => {

@@ -13,11 +13,11 @@ import * as pages from '../../resources/pages/service.ts';
 import * as logs from '../../resources/persons/log-service.ts';
 import type { Person } from '../../resources/persons/schema.ts';
 import * as persons from '../../resources/persons/service.ts';
-import type { Visit } from '../../resources/sessions/service.ts';
+import type { SessionAdmission, Visit } from '../../resources/sessions/service.ts';
 import { emailDomain } from '../../shared/email.ts';
 import { AppError } from '../../shared/errors.ts';
 import { emitEvent } from '../events/payloads.ts';
-import { recordFormInSession, type SessionAdmission, sessionAdmitted } from '../visits/service.ts';
+import { recordFormInSession } from '../visits/service.ts';
 import type { Submitter } from './provider.ts';
 import type { FormEnrichedData } from './schema.ts';
 
@@ -27,27 +27,36 @@ export const ENRICH_ATTEMPTS = 5;
 
 const ACTIVITY_VALUE_SHOWN = 500;
 
-/**
- * Counts the submission in the visitor's session. Analytics are secondary to the form itself: when
- * the session cannot take it (its id belongs to another page's session, or the audience is gone),
- * the submission is stored all the same and only the count is skipped.
- */
 /** Where a form was submitted from: its page, audience and link, and the arm the page was served in. */
 type Origin = FormOrigin & Pick<Visit, 'arm'>;
 
-async function countInSession(db: TenantDb, sessionId: string, origin: Origin, at: number): Promise<void> {
+/** Why a session does not count a form: its id is another page's session, or it may not start. */
+const UNCOUNTED = new Set(['validation_failed', 'rate_limited']);
+
+/**
+ * Counts the submission in the visitor's session. Analytics are secondary to the form itself: when
+ * the session cannot take it (its id belongs to another page's session, the audience is gone, or
+ * it would start a session beyond the limits `admit` applies), the submission is stored all the
+ * same and only the count is skipped.
+ */
+async function countInSession(
+  db: TenantDb,
+  sessionId: string,
+  origin: Origin,
+  at: number,
+  admit: SessionAdmission | undefined,
+): Promise<void> {
   try {
-    await recordFormInSession(db, { sessionId, ...origin }, at);
+    await recordFormInSession(db, { sessionId, ...origin }, at, admit);
   } catch (error) {
-    if (!(error instanceof AppError && error.code === 'validation_failed')) throw error;
+    if (!(error instanceof AppError && UNCOUNTED.has(error.code))) throw error;
   }
 }
 
 /**
  * Stores a form submission, with its `form.submitted` event, its enrichment job and its count in
  * the session, in one transaction: once this returns the submission is on disk and will be
- * enriched, whatever crashes afterwards. A session that the submission would start is counted only
- * when `admitSession` lets it start; the submission is stored either way.
+ * enriched, whatever crashes afterwards.
  */
 export async function submitForm(
   db: TenantDb,
@@ -55,10 +64,6 @@ export async function submitForm(
   input: Omit<FormSubmissionCreate, 'token'>,
   { now = Date.now(), admitSession }: { now?: number; admitSession?: SessionAdmission } = {},
 ): Promise<FormSubmissionAccepted> {
-  const { sessionId } = input;
-  const admitted =
-    sessionId !== undefined && (!admitSession || (await sessionAdmitted(db, sessionId, admitSession)));
-  const countedIn = admitted ? sessionId : undefined;
   return db.transaction(async (tx) => {
     const submitted = await forms.storeSubmission(tx, origin, input, now);
     await emitEvent(tx, 'form.submitted', submitted);
@@ -68,7 +73,7 @@ export async function submitForm(
       { formSubmissionId: submitted.formSubmissionId },
       { maxAttempts: ENRICH_ATTEMPTS },
     );
-    if (countedIn) await countInSession(tx, countedIn, origin, now);
+    if (input.sessionId) await countInSession(tx, input.sessionId, origin, now, admitSession);
     return { formSubmissionId: submitted.formSubmissionId, submittedAt: submitted.submittedAt };
   });
 }
