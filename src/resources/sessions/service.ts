@@ -31,12 +31,6 @@ export interface Visit {
   arm: Arm;
 }
 
-/**
- * Lets a visitor start a new session, or throws (rate_limited): the visitor side's limits on new
- * sessions answer it.
- */
-export type SessionAdmission = () => Promise<void>;
-
 /** What a session counts: the tracker's events, and a form submitted during it. */
 export type Recorded = SessionEvent | { type: 'form_submit' };
 
@@ -107,27 +101,29 @@ function newSession(visit: Visit, now: number): SessionRow {
   };
 }
 
+/** Whether a session with this id has been started (on any page of the tenant). */
+export async function sessionExists(db: TenantDb, sessionId: string): Promise<boolean> {
+  return (await findSession(db, sessionId)) !== undefined;
+}
+
 /**
  * Records a batch of a session's events, and moves the session's hour of the audience's rollup by
  * the change in the session's share (a trigger moves its day by as much): analytics read the
  * rollups. Call it in a transaction. A session starts when its first batch arrives (server time), in
  * the arm of the page that sent it; a session id already used by another audience's page starts
- * nothing new, and a new session starts only when `admit` lets it. Two batches of a new session may
- * race to create it: the loser's insert fails on the session's key, and a retry finds the session
- * made.
+ * nothing new. Two batches of a new session may race to create it: the loser's insert fails on the
+ * session's key, and a retry finds the session made.
  */
 export async function recordSessionEvents(
   tx: TenantDb,
   visit: Visit,
   events: Recorded[],
   now: number,
-  admit?: SessionAdmission,
 ): Promise<void> {
   const existing = await findSession(tx, visit.sessionId);
   if (existing && existing.audience_id !== visit.audienceId) {
     throw invalidField('/body/sessionId', 'belongs to another page; start a new session');
   }
-  if (!existing) await admit?.();
   const before = existing ?? newSession(visit, now);
   const after = { ...events.reduce(apply, before), last_event_at: now };
   await saveSession(tx, after, !existing);

@@ -13,11 +13,11 @@ import * as pages from '../../resources/pages/service.ts';
 import * as logs from '../../resources/persons/log-service.ts';
 import type { Person } from '../../resources/persons/schema.ts';
 import * as persons from '../../resources/persons/service.ts';
-import type { SessionAdmission, Visit } from '../../resources/sessions/service.ts';
+import type { Visit } from '../../resources/sessions/service.ts';
 import { emailDomain } from '../../shared/email.ts';
 import { AppError } from '../../shared/errors.ts';
 import { emitEvent } from '../events/payloads.ts';
-import { recordFormInSession } from '../visits/service.ts';
+import { recordFormInSession, type SessionAdmission, sessionAdmitted } from '../visits/service.ts';
 import type { Submitter } from './provider.ts';
 import type { FormEnrichedData } from './schema.ts';
 
@@ -30,33 +30,24 @@ const ACTIVITY_VALUE_SHOWN = 500;
 /** Where a form was submitted from: its page, audience and link, and the arm the page was served in. */
 type Origin = FormOrigin & Pick<Visit, 'arm'>;
 
-/** Why a session does not count a form: its id is another page's session, or it may not start. */
-const UNCOUNTED = new Set(['validation_failed', 'rate_limited']);
-
 /**
  * Counts the submission in the visitor's session. Analytics are secondary to the form itself: when
- * the session cannot take it (its id belongs to another page's session, the audience is gone, or
- * it would start a session beyond the limits `admit` applies), the submission is stored all the
- * same and only the count is skipped.
+ * the session cannot take it (its id belongs to another page's session, or the audience is gone),
+ * the submission is stored all the same and only the count is skipped.
  */
-async function countInSession(
-  db: TenantDb,
-  sessionId: string,
-  origin: Origin,
-  at: number,
-  admit: SessionAdmission | undefined,
-): Promise<void> {
+async function countInSession(db: TenantDb, sessionId: string, origin: Origin, at: number): Promise<void> {
   try {
-    await recordFormInSession(db, { sessionId, ...origin }, at, admit);
+    await recordFormInSession(db, { sessionId, ...origin }, at);
   } catch (error) {
-    if (!(error instanceof AppError && UNCOUNTED.has(error.code))) throw error;
+    if (!(error instanceof AppError && error.code === 'validation_failed')) throw error;
   }
 }
 
 /**
  * Stores a form submission, with its `form.submitted` event, its enrichment job and its count in
  * the session, in one transaction: once this returns the submission is on disk and will be
- * enriched, whatever crashes afterwards.
+ * enriched, whatever crashes afterwards. A session that the submission would start counts it only
+ * when `admitSession` lets it start; the submission is stored either way.
  */
 export async function submitForm(
   db: TenantDb,
@@ -64,6 +55,9 @@ export async function submitForm(
   input: Omit<FormSubmissionCreate, 'token'>,
   { now = Date.now(), admitSession }: { now?: number; admitSession?: SessionAdmission } = {},
 ): Promise<FormSubmissionAccepted> {
+  const { sessionId } = input;
+  const counted =
+    sessionId !== undefined && (!admitSession || (await sessionAdmitted(db, sessionId, admitSession)));
   return db.transaction(async (tx) => {
     const submitted = await forms.storeSubmission(tx, origin, input, now);
     await emitEvent(tx, 'form.submitted', submitted);
@@ -73,7 +67,7 @@ export async function submitForm(
       { formSubmissionId: submitted.formSubmissionId },
       { maxAttempts: ENRICH_ATTEMPTS },
     );
-    if (input.sessionId) await countInSession(tx, input.sessionId, origin, now, admitSession);
+    if (counted && sessionId) await countInSession(tx, sessionId, origin, now);
     return { formSubmissionId: submitted.formSubmissionId, submittedAt: submitted.submittedAt };
   });
 }

@@ -4,13 +4,39 @@ import { notePersonActivity } from '../../resources/persons/service.ts';
 import {
   type Recorded,
   recordSessionEvents,
-  type SessionAdmission,
+  sessionExists,
   type Visit,
 } from '../../resources/sessions/service.ts';
-import { invalidField } from '../../shared/errors.ts';
+import { AppError, invalidField } from '../../shared/errors.ts';
 
 /** Two batches of a new session racing to create it: the loser runs again and adds to it. */
 const SESSION_RACE_ATTEMPTS = 3;
+
+/**
+ * Lets a visitor start a new session, or throws rate_limited: the visitor side's limits on new
+ * sessions answer it. It is asked before the transaction that starts the session, so that no
+ * transaction waits on it (a Redis round trip would hold SQLite's one connection).
+ */
+export type SessionAdmission = () => Promise<void>;
+
+/**
+ * Whether a form may count in the session: it is known, or `admit` lets it start (false when
+ * `admit` refuses).
+ */
+export async function sessionAdmitted(
+  db: TenantDb,
+  sessionId: string,
+  admit: SessionAdmission,
+): Promise<boolean> {
+  if (await sessionExists(db, sessionId)) return true;
+  try {
+    await admit();
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'rate_limited') return false;
+    throw error;
+  }
+}
 
 /**
  * Records what a visitor did on a public page: the session's events and, when the audience is for
@@ -25,21 +51,21 @@ export async function recordVisit(
   now = Date.now(),
   admitSession?: SessionAdmission,
 ): Promise<number> {
-  const personId = await personOfAudience(db, visit.audienceId);
+  // Read together: on SQLite a read waits for the open group commit, and both wait for the same one.
+  const [personId, known] = await Promise.all([
+    personOfAudience(db, visit.audienceId),
+    admitSession ? sessionExists(db, visit.sessionId) : true,
+  ]);
   if (personId === undefined) throw invalidField('/body/token', 'names a page that no longer exists');
+  if (!known) await admitSession?.();
   await db.retryingTransaction(SESSION_RACE_ATTEMPTS, async (tx) => {
-    await recordSessionEvents(tx, visit, events, now, admitSession);
+    await recordSessionEvents(tx, visit, events, now);
     if (personId) await notePersonActivity(tx, personId, now);
   });
   return events.length;
 }
 
 /** A form submitted during a session counts toward its conversions and form submissions. */
-export async function recordFormInSession(
-  db: TenantDb,
-  visit: Visit,
-  at: number,
-  admitSession?: SessionAdmission,
-): Promise<void> {
-  await recordVisit(db, visit, [{ type: 'form_submit' }], at, admitSession);
+export async function recordFormInSession(db: TenantDb, visit: Visit, at: number): Promise<void> {
+  await recordVisit(db, visit, [{ type: 'form_submit' }], at);
 }
