@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
+import ipaddr from 'ipaddr.js';
 import { createQuota, createRateLimit } from '../http/rate-limit.ts';
 
 /**
@@ -47,6 +48,17 @@ function tokenKey(token: string): string {
   return createHash('sha256').update(token).digest('base64url').slice(0, 22);
 }
 
+/**
+ * The client an address stands for: an IPv4 address, or the /64 network of an IPv6 one, since a
+ * home or an office gets a /64 at least and may send from any address of it.
+ */
+export function clientKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`).toString()}/64`;
+}
+
 const NO_LIMITS: VisitorLimits = {
   eventBatch: async () => {},
   formSubmission: async () => {},
@@ -82,11 +94,11 @@ export function createVisitorLimits(options: VisitorLimitOptions): VisitorLimits
     eventBatch: ({ token }, reply) => batchesPerToken.take(tokenKey(token), reply),
     async formSubmission({ token, address }, reply) {
       await formsPerToken.take(tokenKey(token), reply);
-      await formsPerAddress.take(address, reply);
+      await formsPerAddress.take(clientKey(address), reply);
     },
     async newSession({ token, address }, audienceId, reply) {
       await sessionsPerToken.take(tokenKey(token), reply);
-      await sessionsPerAddress.take(`${address} ${audienceId}`, reply);
+      await sessionsPerAddress.take(`${clientKey(address)} ${audienceId}`, reply);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { clientKey } from '../../src/public/limits.ts';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { Signer } from '../../src/shared/signing.ts';
@@ -164,6 +165,15 @@ describe('new sessions per client address and audience', () => {
     const s = await site(await limitedServer({ publicVisitorsPerHour: 0 }));
     for (let i = 0; i < 40; i++) expect((await report(s, pageView(s), randomUUID())).status).toBe(200);
     expect(await storedCount(s, 'sessions')).toBe(40);
+  });
+});
+
+describe('client addresses', () => {
+  it('counts an IPv6 client as its /64, which it may send from any address of, and an IPv4-mapped one as IPv4', () => {
+    expect(clientKey('2001:db8:1:2:aaaa::1')).toBe(clientKey('2001:db8:1:2:ffff:1:2:3'));
+    expect(clientKey('2001:db8:1:2::1')).not.toBe(clientKey('2001:db8:1:3::1'));
+    expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKey('203.0.113.7')).not.toBe(clientKey('203.0.113.8'));
   });
 });
 
