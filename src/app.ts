@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import { DEFAULT_WEBHOOK_TIMEOUT_MS } from './config.ts';
+import { DEFAULT_VISITORS_PER_HOUR, DEFAULT_WEBHOOK_TIMEOUT_MS } from './config.ts';
 import type { Database } from './db/connection.ts';
 import { requireApiKey } from './http/auth.ts';
 import { acceptJsonBodies } from './http/bodies.ts';
@@ -19,6 +19,7 @@ import { Problem } from './http/schemas.ts';
 import { refuseUnsafeText } from './http/text.ts';
 import type { Api } from './http/types.ts';
 import { validatorCompiler } from './http/validation.ts';
+import { createVisitorLimits, type VisitorLimits } from './public/limits.ts';
 import { publicRoutes } from './public/routes.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
 import { authenticate } from './resources/api-keys/service.ts';
@@ -61,6 +62,8 @@ export interface AppOptions {
   rateLimitRps: number;
   /** Requests per second per client IP on the public side; 0 turns the limit off. */
   publicRateLimitRps?: number;
+  /** Visitors one client address stands for per hour (see public/limits.ts); 0 turns those limits off. */
+  publicVisitorsPerHour?: number;
   /** Failed authentications per second per client IP (burst four times that); 0 turns the limit off. */
   authFailureRps?: number;
   redis?: Redis;
@@ -78,6 +81,7 @@ declare module 'fastify' {
     allowPrivateWebhooks: boolean;
     webhookTimeoutMs: number;
     publicRateLimit: RateLimit;
+    visitorLimits: VisitorLimits;
     database: Database;
   }
 }
@@ -143,7 +147,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
  * What every listener of the service shares: request ids, validation, JSON bodies, refusing unsafe
  * text and long URLs, problem+json errors, draining on SIGTERM, and the public side's per-IP limit.
  */
-function baseServer(options: AppOptions, publicRateLimit: RateLimit) {
+function baseServer(options: AppOptions, limits: PublicLimits) {
   const app = Fastify({
     logger: options.logger ?? false,
     logController: new OneLinePerRequest(),
@@ -158,7 +162,8 @@ function baseServer(options: AppOptions, publicRateLimit: RateLimit) {
   app.decorate('database', options.database);
   app.decorate('storage', options.storage);
   app.decorate('publicUrl', options.publicUrl);
-  app.decorate('publicRateLimit', publicRateLimit);
+  app.decorate('publicRateLimit', limits.publicRateLimit);
+  app.decorate('visitorLimits', limits.visitorLimits);
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app, BODY_LIMIT);
   refuseUnsafeText(app);
@@ -177,14 +182,27 @@ function baseServer(options: AppOptions, publicRateLimit: RateLimit) {
   return app;
 }
 
-function publicRateLimitOf(options: AppOptions): RateLimit {
-  return createRateLimit({
-    perSecond: options.publicRateLimitRps ?? 0,
-    burst: (options.publicRateLimitRps ?? 0) * 2,
-    name: 'ip',
-    counts: 'requests',
-    redis: options.redis,
-  });
+/** The limits of the public side: one set for both listeners, so that a visitor has one budget. */
+interface PublicLimits {
+  publicRateLimit: RateLimit;
+  visitorLimits: VisitorLimits;
+}
+
+function publicLimitsOf(options: AppOptions): PublicLimits {
+  return {
+    publicRateLimit: createRateLimit({
+      perSecond: options.publicRateLimitRps ?? 0,
+      burst: (options.publicRateLimitRps ?? 0) * 2,
+      name: 'ip',
+      counts: 'requests',
+      redis: options.redis,
+    }),
+    visitorLimits: createVisitorLimits({
+      requestsPerSecond: options.publicRateLimitRps ?? 0,
+      visitorsPerHour: options.publicVisitorsPerHour ?? DEFAULT_VISITORS_PER_HOUR,
+      redis: options.redis,
+    }),
+  };
 }
 
 /**
@@ -193,9 +211,9 @@ function publicRateLimitOf(options: AppOptions): RateLimit {
  */
 export async function buildApp(
   options: AppOptions,
-  publicRateLimit = publicRateLimitOf(options),
+  limits = publicLimitsOf(options),
 ): Promise<FastifyInstance> {
-  const app = baseServer(options, publicRateLimit);
+  const app = baseServer(options, limits);
   app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
   app.decorate('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS);
   registerMetrics(app, {
@@ -225,9 +243,9 @@ async function registerPublicSide(app: Api, options: { pages: PagesOrigin; serve
  */
 export async function buildPagesApp(
   options: AppOptions,
-  shared: { metrics: Metrics; publicRateLimit: RateLimit },
+  shared: { metrics: Metrics; limits: PublicLimits },
 ): Promise<FastifyInstance> {
-  const app = baseServer(options, shared.publicRateLimit);
+  const app = baseServer(options, shared.limits);
   countRequests(app, shared.metrics);
   await registerPublicSide(app, { pages: options.pages, servesPages: true });
   return app;
@@ -237,7 +255,8 @@ export async function buildPagesApp(
 export async function buildServers(
   options: AppOptions,
 ): Promise<{ api: FastifyInstance; pages: FastifyInstance }> {
-  const api = await buildApp(options);
-  const pages = await buildPagesApp(options, { metrics: api.metrics, publicRateLimit: api.publicRateLimit });
+  const limits = publicLimitsOf(options);
+  const api = await buildApp(options, limits);
+  const pages = await buildPagesApp(options, { metrics: api.metrics, limits });
   return { api, pages };
 }

@@ -10,6 +10,7 @@ import { assetPurge } from './workflows/asset-purge/task.ts';
 import { generationJob } from './workflows/audience-versions/generation.ts';
 import { enrichmentJob } from './workflows/enrichment/job.ts';
 import { builtInEnrichmentProvider } from './workflows/enrichment/provider.ts';
+import { formRetention } from './workflows/enrichment/retention.ts';
 import { chatCompletionsPersonalizer } from './workflows/personalization/model.ts';
 import { builtInPersonalizer, type Personalizer } from './workflows/personalization/personalizer.ts';
 
@@ -22,6 +23,7 @@ export type BackgroundConfig = Pick<
   | 'webhookRetryScheduleMs'
   | 'webhookTimeoutMs'
   | 'webhookAllowPrivate'
+  | 'formRetentionDays'
 >;
 
 /** Every kind of job the workers run, and every recurring task, each with what it needs. */
@@ -53,6 +55,12 @@ export function backgroundWork(config: BackgroundConfig, storage: FileStorage): 
       }),
       enrichmentJob(builtInEnrichmentProvider),
     ] as JobHandler[],
-    schedules: [pruneFinishedJobs, purgeDeletedPages, assetPurge(storage), pruneEvents],
+    schedules: [
+      pruneFinishedJobs,
+      purgeDeletedPages,
+      assetPurge(storage),
+      pruneEvents,
+      formRetention(config.formRetentionDays),
+    ],
   };
 }

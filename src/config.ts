@@ -17,6 +17,10 @@ export interface Config {
   bootstrapApiKey: string | undefined;
   rateLimitRps: number;
   publicRateLimitRps: number;
+  /** New sessions per audience, and form submissions, one client address may make in an hour. */
+  publicVisitorsPerHour: number;
+  /** Form submissions older than this many days are purged. */
+  formRetentionDays: number;
   /** Failed authentications per second per client IP, with a burst of four times that. */
   authFailureRps: number;
   redisUrl: string | undefined;
@@ -76,6 +80,8 @@ export const CONFIG_VARIABLES = [
   'TAILOR_PAGES_URL',
   'TAILOR_RATE_LIMIT_RPS',
   'TAILOR_PUBLIC_RATE_LIMIT_RPS',
+  'TAILOR_PUBLIC_VISITORS_PER_HOUR',
+  'TAILOR_FORM_RETENTION_DAYS',
   'TAILOR_AUTH_FAILURE_RPS',
   'REDIS_URL',
   'TAILOR_WORKERS',
@@ -159,6 +165,8 @@ const DURATION = /^(\d+)(ms|s|m|h)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 /** How long a receiver may take to answer a delivery. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
+/** Real visitors one client address (a company's NAT) may stand for in an hour; see src/public/limits.ts. */
+export const DEFAULT_VISITORS_PER_HOUR = 30;
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
 function durations(env: Env, name: Variable, fallback: string): number[] {
@@ -229,6 +237,14 @@ export function loadConfig(env: Env = process.env): Config {
     bootstrapApiKey: minLength(env, 'TAILOR_BOOTSTRAP_API_KEY', 32),
     rateLimitRps: integer(env, 'TAILOR_RATE_LIMIT_RPS', 100, 0, 1_000_000),
     publicRateLimitRps: integer(env, 'TAILOR_PUBLIC_RATE_LIMIT_RPS', 20, 0, 1_000_000),
+    publicVisitorsPerHour: integer(
+      env,
+      'TAILOR_PUBLIC_VISITORS_PER_HOUR',
+      DEFAULT_VISITORS_PER_HOUR,
+      0,
+      1_000_000,
+    ),
+    formRetentionDays: integer(env, 'TAILOR_FORM_RETENTION_DAYS', 730, 1, 36_500),
     authFailureRps: integer(env, 'TAILOR_AUTH_FAILURE_RPS', 5, 0, 1_000_000),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     workers: integer(env, 'TAILOR_WORKERS', 1, 0, 64),

@@ -141,6 +141,7 @@ export async function serve(config: Config): Promise<void> {
     webhookTimeoutMs: config.webhookTimeoutMs,
     rateLimitRps: config.rateLimitRps,
     publicRateLimitRps: config.publicRateLimitRps,
+    publicVisitorsPerHour: config.publicVisitorsPerHour,
     authFailureRps: config.authFailureRps,
     redis,
     logger: { level: config.logLevel },

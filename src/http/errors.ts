@@ -81,8 +81,13 @@ const STATUS_CODES = Object.fromEntries(
   Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]),
 ) as Record<number, ErrorCode>;
 
+/** "1 MiB", "64 KiB": a body limit as a 413 says it. */
+function sizeName(bytes: number): string {
+  return bytes % 1_048_576 === 0 ? `${bytes / 1_048_576} MiB` : `${Math.round(bytes / 1024)} KiB`;
+}
+
 /** Turns anything thrown while serving a request into an AppError; undefined for a bug. */
-export function toAppError(error: FastifyError | AppError): AppError | undefined {
+export function toAppError(error: FastifyError | AppError, bodyLimit: number): AppError | undefined {
   if (error instanceof AppError) return error;
   if (error.validation) return validationError(error);
   const code =
@@ -90,7 +95,8 @@ export function toAppError(error: FastifyError | AppError): AppError | undefined
     (error instanceof SyntaxError ? 'invalid_json' : undefined) ??
     STATUS_CODES[error.statusCode ?? 500];
   if (!code || code === 'internal') return undefined;
-  const detail = code === 'payload_too_large' ? 'The request body is larger than 1 MiB' : error.message;
+  const detail =
+    code === 'payload_too_large' ? `The request body is larger than ${sizeName(bodyLimit)}` : error.message;
   return new AppError(code, detail);
 }
 
@@ -106,7 +112,7 @@ export function registerErrorHandling(
   isUnavailable: (error: unknown) => boolean,
 ): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    const known = toAppError(error);
+    const known = toAppError(error, request.routeOptions.bodyLimit);
     if (known) return sendProblem(request, reply, known);
     if (isUnavailable(error)) {
       request.log.warn({ err: error }, 'database unavailable');

@@ -25,13 +25,31 @@ export interface RateLimitOptions {
 }
 
 export interface RateLimit {
-  /** Counts one request for `key` and sets the RateLimit headers; throws rate_limited past the limit. */
-  take(key: string, reply: FastifyReply): Promise<void>;
+  /**
+   * Counts one request for `key` and sets the RateLimit headers on `reply` (when given); throws
+   * rate_limited past the limit.
+   */
+  take(key: string, reply?: FastifyReply): Promise<void>;
   /** Throws rate_limited (with the headers) when `key` has nothing left, without counting a request. */
   check(key: string, reply: FastifyReply): Promise<void>;
 }
 
-function limiter(options: RateLimitOptions, suffix: string, points: number, duration: number) {
+/** A limit that counts `points` per window of `windowSeconds` (fixed windows, from a key's first use). */
+export interface QuotaOptions {
+  /** What a key may do per window; 0 turns the quota off. */
+  points: number;
+  windowSeconds: number;
+  /** Names the counters, so that separate limits never share them. */
+  name: string;
+  /** What is counted and for whom, for the 429 message: "new sessions of an audience per client IP". */
+  counts: string;
+  /** When given, counters live in Redis and every node shares them. */
+  redis?: Redis;
+}
+
+const NO_LIMIT: RateLimit = { take: async () => {}, check: async () => {} };
+
+function limiter(options: { name: string; redis?: Redis }, suffix: string, points: number, duration: number) {
   const keyPrefix = `tailor:rl:${options.name}:${suffix}`;
   if (!options.redis) return new RateLimiterMemory({ keyPrefix, points, duration });
   return new RateLimiterRedis({
@@ -77,12 +95,34 @@ class Window {
 }
 
 /**
+ * Sets the RateLimit headers for `limit` with `left` of it, unless an answer already carries those
+ * of a limit closer to its end: where several limits apply, the headers tell of the tightest.
+ */
+function setHeaders(reply: FastifyReply | undefined, limit: number, left: Allowance): void {
+  if (!reply) return;
+  const shown = reply.getHeader('RateLimit-Remaining');
+  if (shown !== undefined && Number(shown) < left.remaining) return;
+  reply.header('RateLimit-Limit', limit);
+  reply.header('RateLimit-Remaining', left.remaining);
+  reply.header('RateLimit-Reset', Math.ceil(left.msBeforeNext / 1000));
+}
+
+/** Answers 429 rate_limited: nothing left of `limit` until `msBeforeNext` has passed. */
+function refuse(reply: FastifyReply | undefined, limit: number, msBeforeNext: number, detail: string): never {
+  if (reply) {
+    setHeaders(reply, limit, { remaining: 0, msBeforeNext });
+    reply.header('Retry-After', Math.max(1, Math.ceil(msBeforeNext / 1000)));
+  }
+  throw new AppError('rate_limited', detail);
+}
+
+/**
  * A steady `perSecond` rate, plus a burst allowance (up to `burst` at once) that comes back over 10
  * seconds, so a client may send a burst but not keep it up. The headers count both:
  * `RateLimit-Remaining` is what the client may still send right now.
  */
 export function createRateLimit(options: RateLimitOptions): RateLimit {
-  if (options.perSecond === 0) return { take: async () => {}, check: async () => {} };
+  if (options.perSecond === 0) return NO_LIMIT;
   const extra = Math.max(0, options.burst - options.perSecond);
   const steady = new Window(limiter(options, 'steady', options.perSecond, 1), options.perSecond);
   const allowance = new Window(
@@ -90,37 +130,57 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
     extra,
   );
   const limit = options.perSecond + extra;
-
-  const setHeaders = (reply: FastifyReply, left: Allowance) => {
-    reply.header('RateLimit-Limit', limit);
-    reply.header('RateLimit-Remaining', left.remaining);
-    reply.header('RateLimit-Reset', Math.ceil(left.msBeforeNext / 1000));
-  };
-
+  const detail = `Rate limit of ${options.perSecond} ${options.counts} per second (${limit} at once) exceeded; slow down`;
   // With nothing left, the steady second's refill (under a second away) always comes first.
-  const refuse = (reply: FastifyReply, { msBeforeNext }: Allowance): never => {
-    setHeaders(reply, { remaining: 0, msBeforeNext });
-    reply.header('Retry-After', Math.max(1, Math.ceil(msBeforeNext / 1000)));
-    throw new AppError(
-      'rate_limited',
-      `Rate limit of ${options.perSecond} ${options.counts} per second (${limit} at once) exceeded; slow down`,
-    );
-  };
+  const refuseUntilRefill = async (key: string, reply: FastifyReply | undefined): Promise<never> =>
+    refuse(reply, limit, (await steady.peek(key)).msBeforeNext, detail);
 
   return {
     async take(key, reply) {
       const [fromSteady, burstLeft] = await Promise.all([steady.consume(key), allowance.peek(key)]);
       if (fromSteady) {
-        setHeaders(reply, { ...fromSteady, remaining: fromSteady.remaining + burstLeft.remaining });
+        setHeaders(reply, limit, { ...fromSteady, remaining: fromSteady.remaining + burstLeft.remaining });
         return;
       }
       const fromBurst = await allowance.consume(key);
-      if (!fromBurst) return refuse(reply, await steady.peek(key));
-      setHeaders(reply, fromBurst);
+      if (!fromBurst) return refuseUntilRefill(key, reply);
+      setHeaders(reply, limit, fromBurst);
     },
     async check(key, reply) {
       const [steadyLeft, burstLeft] = await Promise.all([steady.peek(key), allowance.peek(key)]);
-      if (steadyLeft.remaining + burstLeft.remaining === 0) refuse(reply, steadyLeft);
+      if (steadyLeft.remaining + burstLeft.remaining === 0) await refuseUntilRefill(key, reply);
+    },
+  };
+}
+
+/** "an hour", "10 minutes", "30 seconds": a window as the 429 message says it. */
+function windowName(seconds: number): string {
+  if (seconds === 3600) return 'an hour';
+  if (seconds % 3600 === 0) return `${seconds / 3600} hours`;
+  if (seconds % 60 === 0) return `${seconds / 60} minutes`;
+  return `${seconds} seconds`;
+}
+
+/**
+ * At most `points` per window: for what a client does a few times in a visit (starting a session,
+ * submitting a form), where a per-second rate would be far too loose. Refused requests count too.
+ */
+export function createQuota(options: QuotaOptions): RateLimit {
+  if (options.points === 0) return NO_LIMIT;
+  const { points } = options;
+  const window = new Window(limiter(options, 'window', points, options.windowSeconds), points);
+  const detail = `Limit of ${points} ${options.counts} in ${windowName(options.windowSeconds)} exceeded; try again later`;
+  const refuseUntilNext = async (key: string, reply: FastifyReply | undefined): Promise<never> =>
+    refuse(reply, points, (await window.peek(key)).msBeforeNext, detail);
+
+  return {
+    async take(key, reply) {
+      const left = await window.consume(key);
+      if (!left) return refuseUntilNext(key, reply);
+      setHeaders(reply, points, left);
+    },
+    async check(key, reply) {
+      if ((await window.peek(key)).remaining === 0) await refuseUntilNext(key, reply);
     },
   };
 }

@@ -14,7 +14,7 @@ export async function formRoutes(app: Api): Promise<void> {
         operationId: 'submitForm',
         summary: 'Submit a form',
         description:
-          "Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.",
+          "Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. At most 64 KiB (413), 50 fields of at most 5,000 characters (400). Limited per client address and per page view (its token): past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session that the submission would start counts it only within the limits on new sessions. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.",
         security: [],
         body: FormSubmissionCreate,
         response: { 201: FormSubmissionAccepted, '4XX': Problem },
@@ -23,7 +23,11 @@ export async function formRoutes(app: Api): Promise<void> {
     async (request, reply) => {
       const { token: value, ...submission } = request.body;
       const { token, db } = requireToken(app, value);
-      const accepted = await submitForm(db, token, submission);
+      const visitor = { token: value, address: request.ip };
+      await app.visitorLimits.formSubmission(visitor, reply);
+      const accepted = await submitForm(db, token, submission, {
+        admitSession: () => app.visitorLimits.newSession(visitor, token.audienceId),
+      });
       app.metrics.formsIngested.inc();
       return reply.code(201).send(accepted);
     },

@@ -10,7 +10,8 @@ import { formRoutes } from './form-routes.ts';
 import { pageRedirectRoutes, pageRoutes } from './page-routes.ts';
 import { trackerRoutes } from './tracker-routes.ts';
 
-const BEACON_LIMIT = 64 * 1024;
+/** A visitor's body (an event batch, a form), JSON or sendBeacon text: a form of 50 full fields fits. */
+const VISITOR_BODY_LIMIT = 64 * 1024;
 
 export interface PublicRouteOptions {
   pages: PagesOrigin;
@@ -56,11 +57,18 @@ async function pageScope(app: Api, { pages, servesPages }: PublicRouteOptions): 
   await app.register(servesPages ? pageRoutes : pageRedirectRoutes, { pages });
 }
 
-/** Session events and forms: JSON (or text/plain beacons) from any origin, pages' scripts being on many. */
+/**
+ * Session events and forms: JSON (or text/plain beacons) from any origin, pages' scripts being on
+ * many. A body over 64 KiB is 413, whatever its type; the writes are limited per token too, by the
+ * routes.
+ */
 async function reportScope(app: Api): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    route.bodyLimit ??= VISITOR_BODY_LIMIT;
+  });
   app.addHook('onRequest', refuseBadPreflight);
   await app.register(cors, { origin: '*', methods: ['GET', 'POST'], maxAge: 86_400 });
-  acceptBeaconBodies(app, BEACON_LIMIT);
+  acceptBeaconBodies(app, VISITOR_BODY_LIMIT);
   await app.register(eventRoutes);
   await app.register(formRoutes);
 }

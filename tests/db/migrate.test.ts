@@ -287,3 +287,54 @@ describe('upgrading a database made before migration 0016', () => {
     }
   });
 });
+
+describe('upgrading a database made before migration 0020', () => {
+  it("marks every earlier activity entry as a visitor's (they were all made from forms) and every note as a user's", async () => {
+    const { database, close } = await databaseBefore('0020');
+    try {
+      const db = database.acrossTenants;
+      const at = 1_700_000_000_000;
+      await db.insertInto('tenants').values({ id: 't1', slug: 't1', name: 'T', created_at: at }).execute();
+      await db
+        .insertInto('persons')
+        .values({
+          id: 'p1',
+          tenant_id: 't1',
+          account_id: null,
+          name: 'P',
+          email: null,
+          email_key: null,
+          domain: null,
+          domain_given: 0,
+          slug: 'p',
+          phone_number: null,
+          linkedin_profile_url: null,
+          latest_activity_at: null,
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      const entry = (id: string, kind: 'note' | 'activity') => ({
+        id,
+        tenant_id: 't1',
+        person_id: 'p1',
+        kind,
+        text: id,
+        created_at: at,
+        updated_at: at,
+      });
+      await db
+        .insertInto('person_logs')
+        .values([entry('l1', 'note'), entry('l2', 'activity')])
+        .execute();
+      await migrateToLatest(database);
+      const rows = await db.selectFrom('person_logs').select(['id', 'source']).orderBy('id').execute();
+      expect(rows).toEqual([
+        { id: 'l1', source: 'user' },
+        { id: 'l2', source: 'visitor' },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -116,6 +116,8 @@ export interface TestServer {
 export interface ServerOptions {
   rateLimitRps?: number;
   publicRateLimitRps?: number;
+  /** TAILOR_PUBLIC_VISITORS_PER_HOUR (the visitor side's limits are on only with publicRateLimitRps). */
+  publicVisitorsPerHour?: number;
   authFailureRps?: number;
   redis?: Redis;
   /** Lets webhook URLs point at loopback (default true, for local receivers). */
@@ -200,6 +202,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     pages: new PagesOrigin(pagesUrl),
     rateLimitRps: options.rateLimitRps ?? 0,
     publicRateLimitRps: options.publicRateLimitRps ?? 0,
+    publicVisitorsPerHour: options.publicVisitorsPerHour,
     authFailureRps: options.authFailureRps ?? 0,
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,

@@ -229,6 +229,47 @@ describe('POST /v0/public/events', () => {
     }
   });
 
+  it('caps a session at what one visit can produce: 4 hours and 10,000 interactions, in analytics too', async () => {
+    const { token, audiences, pageId } = await setup();
+    const id = sessionId();
+    const hour = 3_600_000;
+    // The attack: one batch of 50 hours of `time`, then interactions far beyond a visit's.
+    const hours = await send({
+      token,
+      sessionId: id,
+      events: Array(50).fill({ type: 'time', at: 1, ms: hour }),
+    });
+    expect(hours.status, JSON.stringify(hours.body)).toBe(200);
+    const visit = {
+      sessionId: id,
+      pageId,
+      audienceId: audiences[0] as string,
+      pageLinkId: '',
+      arm: 'personalized' as const,
+    };
+    const db = server.database.forTenant(api.tenantId);
+    for (let i = 0; i < 201; i++)
+      await recordVisit(db, visit, Array(50).fill({ type: 'interaction', at: 1 }));
+    const [session] = await storedSessions(audiences[0] as string);
+    expect(session).toMatchObject({ time_spent_ms: 4 * hour, interactions: 10_000 });
+
+    const { items } = (await api.get(`/v0/pages/${pageId}/analytics/audiences`)).body;
+    const item = items.find((each: { audienceId: string }) => each.audienceId === audiences[0]);
+    expect(item).toMatchObject({
+      totalSessions: 1,
+      avgTimeSpentSeconds: 4 * 3600,
+      avgInteractionsPerSession: 10_000,
+    });
+    const hourly = await server.database.acrossTenants
+      .selectFrom('audience_hourly_stats')
+      .select(['time_spent_ms_sum', 'interactions'])
+      .where('audience_id', '=', audiences[0] as string)
+      .execute();
+    expect(hourly.map((row) => [Number(row.time_spent_ms_sum), Number(row.interactions)])).toEqual([
+      [4 * hour, 10_000],
+    ]);
+  });
+
   it('a session of a person moves their account’s latest activity', async () => {
     const person = (
       await api.post('/v0/persons', { name: 'Visitor', email: 'visitor@sessions-activity.example' })

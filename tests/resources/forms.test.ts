@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
 import type { JobHandler } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
@@ -324,6 +325,41 @@ describe('POST /v0/public/forms', () => {
       await expectRefused(context, { token, email: long, fields: {} }, '/body/email');
     });
 
+    it('a body over 64 KiB, with 413 payload_too_large: 50 fields of 5,000 emoji, or of 1,400 letters', async () => {
+      const context = await setup();
+      const { origin, token, hooks } = context;
+      const before = await storedCount(origin.tenantId);
+      const fieldsOf = (value: string) =>
+        Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`field${i}`, value]));
+      const bodies = [
+        JSON.stringify({ token, fields: fieldsOf('😀'.repeat(5_000)) }),
+        JSON.stringify({ token, fields: fieldsOf('x'.repeat(1_400)) }),
+      ];
+      for (const raw of bodies) {
+        for (const type of ['application/json', 'text/plain;charset=UTF-8']) {
+          const response = await server.anonymous().request('POST', FORMS, {
+            raw,
+            headers: { 'content-type': type },
+          });
+          expect(response.status, JSON.stringify(response.body)).toBe(413);
+          expect(response.body).toMatchObject({ code: 'payload_too_large' });
+          expect(response.body.detail).toContain('64 KiB');
+        }
+      }
+      expect(await storedCount(origin.tenantId)).toEqual(before);
+      await settle();
+      expect(hooks.received).toHaveLength(0);
+    });
+
+    it('takes a full form within 64 KiB: 50 fields of 1,200 letters', async () => {
+      const { token } = await setup();
+      const fields = Object.fromEntries(
+        Array.from({ length: 50 }, (_, i) => [`field${i}`, 'x'.repeat(1_200)]),
+      );
+      const response = await submit({ token, fields });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+    });
+
     it('unknown body fields, a missing `fields`, a malformed session id', async () => {
       const context = await setup();
       const { token } = context;
@@ -360,7 +396,7 @@ describe('enrichment', () => {
 
     const logs = (await client.get(`/v0/persons/${person.personId}/logs`)).body.items;
     expect(logs).toHaveLength(1);
-    expect(logs[0]).toMatchObject({ kind: 'activity' });
+    expect(logs[0]).toMatchObject({ kind: 'activity', source: 'visitor' });
     expect(logs[0].text).toContain(response.body.formSubmissionId);
     expect(logs[0].text).toContain('Spring launch');
     expect(logs[0].text).toContain('message: Please call');
@@ -492,6 +528,80 @@ describe('enrichment', () => {
       expect((await submissionRow(response.body.formSubmissionId))?.enrichment_state).toBe('enriched');
       expect(eventsOf(hooks, 'form.enriched')[0]?.data.person.name).toBe('Back Again');
     });
+  });
+});
+
+describe('retention', () => {
+  const DAY = 24 * 60 * 60 * 1000;
+
+  /** Runs the forms.purge task at `now`, configured by `env`. */
+  async function purge(now: number, env: Record<string, string> = {}): Promise<void> {
+    const task = server.background(env).schedules.find((each) => each.name === 'forms.purge');
+    expect(task).toBeDefined();
+    await task?.run(server.jobContext(now));
+  }
+
+  async function eventTypes(tenantId: string): Promise<string[]> {
+    const rows = await server.database.acrossTenants
+      .selectFrom('events')
+      .select('type')
+      .where('tenant_id', '=', tenantId)
+      .orderBy('id')
+      .execute();
+    return rows.map((row) => row.type);
+  }
+
+  it('purges submissions older than TAILOR_FORM_RETENTION_DAYS (730 by default), and the log entries made from them', async () => {
+    const { client, origin, token } = await setup();
+    const email = `kept@${domain()}`;
+    const submitted = await submit({ token, email, fields: { message: 'Words of a visitor' } });
+    expect(submitted.status).toBe(201);
+    await settle();
+    const person = (await client.get(`/v0/persons?email=${encodeURIComponent(email)}`)).body.items[0];
+    const logs = `/v0/persons/${person.personId}/logs`;
+    expect((await client.post(logs, { text: 'A note of ours' })).status).toBe(201);
+    const sources = async () =>
+      (await client.get(logs)).body.items.map((entry: { source: string }) => entry.source);
+    expect(await sources()).toEqual(['user', 'visitor']);
+
+    await purge(Date.now() + 729 * DAY);
+    expect(await submissionRow(submitted.body.formSubmissionId)).toBeDefined();
+    expect(await sources()).toEqual(['user', 'visitor']);
+
+    await purge(Date.now() + 731 * DAY);
+    expect(await submissionRow(submitted.body.formSubmissionId)).toBeUndefined();
+    expect((await storedCount(origin.tenantId)).submissions).toBe(0);
+    expect(await sources()).toEqual(['user']);
+    expect((await client.get(`/v0/persons/${person.personId}`)).status).toBe(200);
+  });
+
+  it('deletes the form.submitted events that carry the fields with their submission, once delivered', async () => {
+    const { origin, token } = await setup();
+    const submitted = await submit({ token, email: `short@${domain()}`, fields: { message: 'Short-lived' } });
+    expect(submitted.status).toBe(201);
+    const week = { TAILOR_FORM_RETENTION_DAYS: '7' };
+
+    // Not delivered yet: the submission goes, its event waits for its delivery.
+    await purge(Date.now() + 8 * DAY, week);
+    expect(await submissionRow(submitted.body.formSubmissionId)).toBeUndefined();
+    expect(await eventTypes(origin.tenantId)).toContain('form.submitted');
+
+    await settle();
+    await purge(Date.now() + 6 * DAY, week);
+    expect(await eventTypes(origin.tenantId)).toContain('form.submitted');
+    await purge(Date.now() + 8 * DAY, week);
+    const left = await eventTypes(origin.tenantId);
+    expect(left).not.toContain('form.submitted');
+    // Events that hold no visitor's words are left to the events' own pruning (30 days).
+    expect(left).toContain('page.version.created');
+  });
+
+  it('reads TAILOR_FORM_RETENTION_DAYS as a whole number of days, 730 by default', () => {
+    expect(loadConfig({}).formRetentionDays).toBe(730);
+    expect(loadConfig({ TAILOR_FORM_RETENTION_DAYS: '30' }).formRetentionDays).toBe(30);
+    for (const bad of ['0', '-1', '1.5', 'forever', '36501']) {
+      expect(() => loadConfig({ TAILOR_FORM_RETENTION_DAYS: bad })).toThrow(/TAILOR_FORM_RETENTION_DAYS/);
+    }
   });
 });
 

@@ -1123,7 +1123,7 @@ export interface paths {
     put?: never;
     /**
      * Report session events
-     * @description Sent by the public page's tracking script (sendBeacon-friendly: a text/plain body holding JSON is accepted). No API key: the page's signed token names tenant, page, audience and link. A forged or expired token, an unknown event type or more than 50 events is a 400 and stores nothing. Answered once the batch is on disk.
+     * @description Sent by the public page's tracking script (sendBeacon-friendly: a text/plain body holding JSON is accepted). No API key: the page's signed token names tenant, page, audience and link. A forged or expired token, an unknown event type or more than 50 events is a 400 and stores nothing. Limited (docs/analytics.md#limits): requests per client address, batches per page view (its token), new sessions per page view and per address and audience; past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session's time and interactions are capped at what one visit can produce (4 hours, 10,000). Answered once the batch is on disk.
      */
     post: operations['reportSessionEvents'];
     delete?: never;
@@ -1143,7 +1143,7 @@ export interface paths {
     put?: never;
     /**
      * Submit a form
-     * @description Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.
+     * @description Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. At most 64 KiB (413), 50 fields of at most 5,000 characters (400). Limited per client address and per page view (its token): past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session that the submission would start counts it only within the limits on new sessions. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.
      */
     post: operations['submitForm'];
     delete?: never;
@@ -2500,6 +2500,8 @@ export interface components {
       personId: string;
       /** @description note: written by a user; activity: written by Tailor (form submissions, enrichment) */
       kind: 'note' | 'activity';
+      /** @description Who wrote the text. user: a client of the API (a note); service: Tailor, in its own words; visitor: an anonymous visitor of a public page (a form's fields, in the entry of its submission). A visitor's words never guide generation; the other entries do. */
+      source: 'user' | 'service' | 'visitor';
       text: string;
       /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
       createdAt: string;

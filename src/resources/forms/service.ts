@@ -1,8 +1,16 @@
+import type { Kysely } from 'kysely';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { newId } from '../../shared/ids.ts';
 import { toTimestamp } from '../../shared/time.ts';
 import type { EnrichmentFailure, FormFields, FormSubmissionCreate, FormSubmittedData } from './schema.ts';
-import { findSubmission, insertSubmission, type SubmissionRow, settleSubmission } from './store.ts';
+import {
+  deleteSubmissionsBefore,
+  findSubmission,
+  insertSubmission,
+  type SubmissionRow,
+  settleSubmission,
+} from './store.ts';
+import type { FormsTables } from './tables.ts';
 
 /** What the page's token says the form was on. */
 export interface FormOrigin {
@@ -94,4 +102,9 @@ export function markEnriched(
 /** Records that enrichment failed and why; false when it had already ended. */
 export function markFailed(tx: TenantDb, id: string, reason: EnrichmentFailure): Promise<boolean> {
   return settleSubmission(tx, id, { enrichment_state: 'failed', enrichment_failure: reason });
+}
+
+/** Deletes, across tenants, the submissions made before `before`, whatever their enrichment; answers how many. */
+export function purgeSubmissionsBefore(db: Kysely<FormsTables>, before: number): Promise<number> {
+  return deleteSubmissionsBefore(db, before);
 }

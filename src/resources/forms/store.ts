@@ -1,4 +1,4 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { Kysely, Selectable, Updateable } from 'kysely';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { FormSubmissionsTable, FormsTables } from './tables.ts';
 
@@ -47,4 +47,13 @@ export async function settleSubmission(
     .where('enrichment_state', '=', 'pending')
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Deletes, across tenants, the submissions made before `before`; answers how many. */
+export async function deleteSubmissionsBefore(db: Kysely<FormsTables>, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('form_submissions')
+    .where('submitted_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }

@@ -117,6 +117,10 @@ export const PersonLog = Type.Object(
     kind: Type.Union([Type.Literal('note'), Type.Literal('activity')], {
       description: 'note: written by a user; activity: written by Tailor (form submissions, enrichment)',
     }),
+    source: Type.Union([Type.Literal('user'), Type.Literal('service'), Type.Literal('visitor')], {
+      description:
+        "Who wrote the text. user: a client of the API (a note); service: Tailor, in its own words; visitor: an anonymous visitor of a public page (a form's fields, in the entry of its submission). A visitor's words never guide generation; the other entries do.",
+    }),
     text: Type.String(),
     createdAt: Timestamp,
     updatedAt: Timestamp,

@@ -19,12 +19,15 @@ export interface PersonsTable {
 }
 
 export type PersonLogKind = 'note' | 'activity';
+/** Who wrote an entry's text: a user (a note), Tailor itself, or a visitor of a public page (a form). */
+export type PersonLogSource = 'user' | 'service' | 'visitor';
 
 export interface PersonLogsTable {
   id: string;
   tenant_id: string;
   person_id: string;
   kind: PersonLogKind;
+  source: PersonLogSource;
   text: string;
   created_at: number;
   updated_at: number;

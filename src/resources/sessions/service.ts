@@ -59,10 +59,18 @@ function minus(after: Totals, before: Totals): Totals {
   return Object.fromEntries(TOTAL_FIELDS.map((field) => [field, after[field] - before[field]])) as Totals;
 }
 
+/**
+ * What one visit can produce: a tab visible for 4 hours, with an interaction (the tracker reports
+ * at most one a second) in most of those seconds. A batch that would take a session beyond is
+ * recorded up to these totals, so that no session weighs more than a visit in analytics.
+ */
+export const MAX_SESSION_TIME_MS = 4 * 60 * 60 * 1000;
+export const MAX_SESSION_INTERACTIONS = 10_000;
+
 function apply(session: SessionRow, event: Recorded): SessionRow {
   switch (event.type) {
     case 'interaction':
-      return { ...session, interactions: session.interactions + 1 };
+      return { ...session, interactions: Math.min(session.interactions + 1, MAX_SESSION_INTERACTIONS) };
     case 'cta_click':
       return { ...session, cta_clicks: session.cta_clicks + 1 };
     case 'form_submit':
@@ -70,7 +78,7 @@ function apply(session: SessionRow, event: Recorded): SessionRow {
     case 'scroll':
       return { ...session, max_scroll_depth: Math.max(session.max_scroll_depth, event.depth) };
     case 'time':
-      return { ...session, time_spent_ms: session.time_spent_ms + event.ms };
+      return { ...session, time_spent_ms: Math.min(session.time_spent_ms + event.ms, MAX_SESSION_TIME_MS) };
     case 'session_start':
       return session;
   }
@@ -91,6 +99,11 @@ function newSession(visit: Visit, now: number): SessionRow {
     max_scroll_depth: 0,
     time_spent_ms: 0,
   };
+}
+
+/** Whether a session with this id has been started (on any page of the tenant). */
+export async function sessionExists(db: TenantDb, sessionId: string): Promise<boolean> {
+  return (await findSession(db, sessionId)) !== undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { enqueue } from '../../jobs/queue.ts';
 import { newId } from '../../shared/ids.ts';
@@ -5,10 +6,12 @@ import { toTimestamp } from '../../shared/time.ts';
 import {
   activeSubscriptions,
   type DeliveryRow,
+  deleteEventsBefore,
   insertDeliveries,
   insertEvent,
   type SubscriptionRow,
 } from './store.ts';
+import type { WebhooksTables } from './tables.ts';
 
 export const EVENT_TYPES = [
   'page.version.created',
@@ -75,4 +78,16 @@ export async function recordEvent(db: TenantDb, type: EventType, data: object): 
 /** Queues the job that attempts a pending delivery, in the caller's transaction. */
 export async function enqueueDelivery(db: TenantDb, deliveryId: string): Promise<void> {
   await enqueue(db, DELIVER_JOB, { deliveryId }, { maxAttempts: DELIVERY_JOB_ATTEMPTS });
+}
+
+/**
+ * Removes, across tenants, the events of `type` created before `before` and their delivery log,
+ * once no delivery of them is pending: for data kept no longer than what the event reports.
+ */
+export function deleteDeliveredEventsBefore(
+  db: Kysely<WebhooksTables>,
+  type: EventType,
+  before: number,
+): Promise<void> {
+  return deleteEventsBefore(db, before, type);
 }

@@ -212,13 +212,18 @@ export async function listDeliveries(
 }
 
 /**
- * Removes events created before `before`, across tenants, with their delivery log (the foreign key
- * cascades), except those with a delivery still pending.
+ * Removes events created before `before` (of `type` only, when given), across tenants, with their
+ * delivery log (the foreign key cascades), except those with a delivery still pending.
  */
-export async function deleteEventsBefore(db: Kysely<WebhooksTables>, before: number): Promise<void> {
+export async function deleteEventsBefore(
+  db: Kysely<WebhooksTables>,
+  before: number,
+  type?: string,
+): Promise<void> {
   await db
     .deleteFrom('events')
     .where('created_at', '<', before)
+    .$if(type !== undefined, (query) => query.where('type', '=', type as string))
     .where(
       sql<boolean>`NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id AND d.state = 'pending')`,
     )

@@ -27,7 +27,7 @@ async function whoFor(db: TenantDb, audience: AudienceRow) {
   const account =
     accountId === null ? undefined : (await accounts.accountsByIds(db, [accountId])).get(accountId);
   const notes =
-    person && audience.person_id ? await logs.latestLogTexts(db, audience.person_id, NOTES_GATHERED) : [];
+    person && audience.person_id ? await logs.guidanceLogTexts(db, audience.person_id, NOTES_GATHERED) : [];
   return { person, account, notes };
 }
 

@@ -17,7 +17,7 @@ import type { Visit } from '../../resources/sessions/service.ts';
 import { emailDomain } from '../../shared/email.ts';
 import { AppError } from '../../shared/errors.ts';
 import { emitEvent } from '../events/payloads.ts';
-import { recordFormInSession } from '../visits/service.ts';
+import { recordFormInSession, type SessionAdmission, sessionAdmitted } from '../visits/service.ts';
 import type { Submitter } from './provider.ts';
 import type { FormEnrichedData } from './schema.ts';
 
@@ -27,14 +27,14 @@ export const ENRICH_ATTEMPTS = 5;
 
 const ACTIVITY_VALUE_SHOWN = 500;
 
+/** Where a form was submitted from: its page, audience and link, and the arm the page was served in. */
+type Origin = FormOrigin & Pick<Visit, 'arm'>;
+
 /**
  * Counts the submission in the visitor's session. Analytics are secondary to the form itself: when
  * the session cannot take it (its id belongs to another page's session, or the audience is gone),
  * the submission is stored all the same and only the count is skipped.
  */
-/** Where a form was submitted from: its page, audience and link, and the arm the page was served in. */
-type Origin = FormOrigin & Pick<Visit, 'arm'>;
-
 async function countInSession(db: TenantDb, sessionId: string, origin: Origin, at: number): Promise<void> {
   try {
     await recordFormInSession(db, { sessionId, ...origin }, at);
@@ -46,14 +46,18 @@ async function countInSession(db: TenantDb, sessionId: string, origin: Origin, a
 /**
  * Stores a form submission, with its `form.submitted` event, its enrichment job and its count in
  * the session, in one transaction: once this returns the submission is on disk and will be
- * enriched, whatever crashes afterwards.
+ * enriched, whatever crashes afterwards. A session that the submission would start counts it only
+ * when `admitSession` lets it start; the submission is stored either way.
  */
 export async function submitForm(
   db: TenantDb,
   origin: Origin,
   input: Omit<FormSubmissionCreate, 'token'>,
-  now = Date.now(),
+  { now = Date.now(), admitSession }: { now?: number; admitSession?: SessionAdmission } = {},
 ): Promise<FormSubmissionAccepted> {
+  const { sessionId } = input;
+  const counted =
+    sessionId !== undefined && (!admitSession || (await sessionAdmitted(db, sessionId, admitSession)));
   return db.transaction(async (tx) => {
     const submitted = await forms.storeSubmission(tx, origin, input, now);
     await emitEvent(tx, 'form.submitted', submitted);
@@ -63,7 +67,7 @@ export async function submitForm(
       { formSubmissionId: submitted.formSubmissionId },
       { maxAttempts: ENRICH_ATTEMPTS },
     );
-    if (input.sessionId) await countInSession(tx, input.sessionId, origin, now);
+    if (counted && sessionId) await countInSession(tx, sessionId, origin, now);
     return { formSubmissionId: submitted.formSubmissionId, submittedAt: submitted.submittedAt };
   });
 }
@@ -133,7 +137,7 @@ export async function completeEnrichment(db: TenantDb, id: string, submitter: Su
   const text = await activityText(db, submission);
   await db.transaction(async (tx) => {
     if (!(await forms.markEnriched(tx, id, { personId: found.personId, accountId }))) return;
-    await logs.addActivity(tx, found.personId, text);
+    await logs.addActivity(tx, found.personId, text, 'visitor');
     const data: FormEnrichedData = {
       formSubmissionId: id,
       person: await persons.getPerson(tx, found.personId),

@@ -26,7 +26,7 @@ export interface PersonalizationInput {
   private: {
     /** The audience's supplementary context. */
     context: string;
-    /** The person's log: notes and activity, newest first. */
+    /** The person's log entries by users and by Tailor, newest first; never what a visitor wrote. */
     notes: string[];
   };
   foreign: {

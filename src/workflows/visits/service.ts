@@ -1,25 +1,63 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { personOfAudience } from '../../resources/audiences/service.ts';
 import { notePersonActivity } from '../../resources/persons/service.ts';
-import { type Recorded, recordSessionEvents, type Visit } from '../../resources/sessions/service.ts';
-import { invalidField } from '../../shared/errors.ts';
+import {
+  type Recorded,
+  recordSessionEvents,
+  sessionExists,
+  type Visit,
+} from '../../resources/sessions/service.ts';
+import { AppError, invalidField } from '../../shared/errors.ts';
 
 /** Two batches of a new session racing to create it: the loser runs again and adds to it. */
 const SESSION_RACE_ATTEMPTS = 3;
 
 /**
+ * Lets a visitor start a new session, or throws rate_limited: the visitor side's limits on new
+ * sessions answer it. It is asked before the transaction that starts the session, so that no
+ * transaction waits on it (a Redis round trip would hold SQLite's one connection).
+ */
+export type SessionAdmission = () => Promise<void>;
+
+/**
+ * Whether a form may count in the session: it is known, or `admit` lets it start (false when
+ * `admit` refuses).
+ */
+export async function sessionAdmitted(
+  db: TenantDb,
+  sessionId: string,
+  admit: SessionAdmission,
+): Promise<boolean> {
+  if (await sessionExists(db, sessionId)) return true;
+  try {
+    await admit();
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'rate_limited') return false;
+    throw error;
+  }
+}
+
+/**
  * Records what a visitor did on a public page: the session's events and, when the audience is for
  * a person, that person's activity (which moves their account's latestActivityAt), in one
- * transaction, so that a batch that was acknowledged is on disk.
+ * transaction, so that a batch that was acknowledged is on disk. A new session starts only when
+ * `admitSession` (the visitor side's limits) lets it; its refusal stores nothing.
  */
 export async function recordVisit(
   db: TenantDb,
   visit: Visit,
   events: Recorded[],
   now = Date.now(),
+  admitSession?: SessionAdmission,
 ): Promise<number> {
-  const personId = await personOfAudience(db, visit.audienceId);
+  // Read together: on SQLite a read waits for the open group commit, and both wait for the same one.
+  const [personId, known] = await Promise.all([
+    personOfAudience(db, visit.audienceId),
+    admitSession ? sessionExists(db, visit.sessionId) : true,
+  ]);
   if (personId === undefined) throw invalidField('/body/token', 'names a page that no longer exists');
+  if (!known) await admitSession?.();
   await db.retryingTransaction(SESSION_RACE_ATTEMPTS, async (tx) => {
     await recordSessionEvents(tx, visit, events, now);
     if (personId) await notePersonActivity(tx, personId, now);
