@@ -1,4 +1,5 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /** Everything Tailor reads from its environment, validated once at start. */
 export interface Config {
@@ -14,6 +15,8 @@ export interface Config {
   publicRateLimitRps: number;
   /** Failed authentications per second per client IP, with a burst of four times that. */
   authFailureRps: number;
+  /** Addresses and CIDR ranges of the reverse proxies whose X-Forwarded-For is believed. */
+  trustProxy: string[];
   redisUrl: string | undefined;
   /** Background job runners in this process; 0 leaves background work to other nodes. */
   workers: number;
@@ -70,6 +73,7 @@ export const CONFIG_VARIABLES = [
   'TAILOR_RATE_LIMIT_RPS',
   'TAILOR_PUBLIC_RATE_LIMIT_RPS',
   'TAILOR_AUTH_FAILURE_RPS',
+  'TAILOR_TRUST_PROXY',
   'REDIS_URL',
   'TAILOR_WORKERS',
   'TAILOR_WORKER_POLL_MS',
@@ -138,6 +142,28 @@ function minLength(env: Env, name: Variable, length: number): string | undefined
     throw new ConfigError(name, `must be at least ${length} characters long`);
   }
   return raw;
+}
+
+/** An IP address, or a CIDR range of at least one bit (proxy-addr refuses /0). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const bits = ipaddr.IPv4.isValidFourPartDecimal(address) ? 32 : ipaddr.IPv6.isValid(address) ? 128 : 0;
+  if (bits === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= bits);
+}
+
+function addressRanges(env: Env, name: Variable): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const invalid = entries.find((entry) => !isAddressOrRange(entry));
+  if (invalid !== undefined) {
+    throw new ConfigError(
+      name,
+      `must be a comma-separated list of IP addresses or CIDR ranges such as 10.0.0.0/8,::1 (got "${invalid}")`,
+    );
+  }
+  return entries;
 }
 
 const DURATION = /^(\d+)(ms|s|m|h)$/;
@@ -209,6 +235,7 @@ export function loadConfig(env: Env = process.env): Config {
     rateLimitRps: integer(env, 'TAILOR_RATE_LIMIT_RPS', 100, 0, 1_000_000),
     publicRateLimitRps: integer(env, 'TAILOR_PUBLIC_RATE_LIMIT_RPS', 20, 0, 1_000_000),
     authFailureRps: integer(env, 'TAILOR_AUTH_FAILURE_RPS', 5, 0, 1_000_000),
+    trustProxy: addressRanges(env, 'TAILOR_TRUST_PROXY'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     workers: integer(env, 'TAILOR_WORKERS', 1, 0, 64),
     workerPollMs: integer(env, 'TAILOR_WORKER_POLL_MS', 1_000, 10, 600_000),

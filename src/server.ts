@@ -138,6 +138,7 @@ export async function serve(config: Config): Promise<void> {
     rateLimitRps: config.rateLimitRps,
     publicRateLimitRps: config.publicRateLimitRps,
     authFailureRps: config.authFailureRps,
+    trustProxy: config.trustProxy,
     redis,
     logger: { level: config.logLevel },
     metricsToken: config.metricsToken,

@@ -14,6 +14,7 @@ describe('configuration', () => {
       publicUrl: 'http://127.0.0.1:8080',
     });
     expect(config.dataDir).toMatch(/data$/);
+    expect(config.trustProxy).toEqual([]);
   });
 
   it.each([
@@ -29,6 +30,11 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ TAILOR_PUBLIC_URL: 'ftp://x' }, 'TAILOR_PUBLIC_URL must be a http: or https: URL'],
     [{ TAILOR_METRICS_TOKEN: 'short' }, 'TAILOR_METRICS_TOKEN must be at least 16 characters'],
+    [{ TAILOR_TRUST_PROXY: 'proxy.internal' }, 'TAILOR_TRUST_PROXY must be a comma-separated list'],
+    [{ TAILOR_TRUST_PROXY: '10.0.0.0/8,10.0.0.0/33' }, '(got "10.0.0.0/33")'],
+    [{ TAILOR_TRUST_PROXY: '0.0.0.0/0' }, '(got "0.0.0.0/0")'],
+    [{ TAILOR_TRUST_PROXY: '127.1' }, '(got "127.1")'],
+    [{ TAILOR_TRUST_PROXY: '10.0.0.1,' }, '(got "")'],
     [
       { TAILOR_S3_BUCKET: 'b', TAILOR_S3_ACCESS_KEY_ID: 'id' },
       'TAILOR_S3_SECRET_ACCESS_KEY and TAILOR_S3_ACCESS_KEY_ID must be set together',
@@ -53,6 +59,7 @@ describe('configuration', () => {
       TAILOR_S3_PREFIX: 'tailor/',
       TAILOR_S3_ENDPOINT: 'http://127.0.0.1:9000',
       TAILOR_S3_FORCE_PATH_STYLE: 'true',
+      TAILOR_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -62,6 +69,7 @@ describe('configuration', () => {
       workers: 0,
       publicUrl: 'https://tailor.example.com',
       metricsToken: 'metrics-token-0123456789',
+      trustProxy: ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8'],
       s3: {
         bucket: 'files',
         prefix: 'tailor/',

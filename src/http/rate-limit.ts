@@ -27,8 +27,6 @@ export interface RateLimitOptions {
 export interface RateLimit {
   /** Counts one request for `key` and sets the RateLimit headers; throws rate_limited past the limit. */
   take(key: string, reply: FastifyReply): Promise<void>;
-  /** Throws rate_limited (with the headers) when `key` has nothing left, without counting a request. */
-  check(key: string, reply: FastifyReply): Promise<void>;
 }
 
 function limiter(options: RateLimitOptions, suffix: string, points: number, duration: number) {
@@ -82,7 +80,7 @@ class Window {
  * `RateLimit-Remaining` is what the client may still send right now.
  */
 export function createRateLimit(options: RateLimitOptions): RateLimit {
-  if (options.perSecond === 0) return { take: async () => {}, check: async () => {} };
+  if (options.perSecond === 0) return { take: async () => {} };
   const extra = Math.max(0, options.burst - options.perSecond);
   const steady = new Window(limiter(options, 'steady', options.perSecond, 1), options.perSecond);
   const allowance = new Window(
@@ -117,10 +115,6 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
       const fromBurst = await allowance.consume(key);
       if (!fromBurst) return refuse(reply, await steady.peek(key));
       setHeaders(reply, fromBurst);
-    },
-    async check(key, reply) {
-      const [steadyLeft, burstLeft] = await Promise.all([steady.peek(key), allowance.peek(key)]);
-      if (steadyLeft.remaining + burstLeft.remaining === 0) refuse(reply, steadyLeft);
     },
   };
 }

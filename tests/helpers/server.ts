@@ -108,6 +108,8 @@ export interface ServerOptions {
   rateLimitRps?: number;
   publicRateLimitRps?: number;
   authFailureRps?: number;
+  /** TAILOR_TRUST_PROXY: the test's own requests come from 127.0.0.1. */
+  trustProxy?: string[];
   redis?: Redis;
   /** Lets webhook URLs point at loopback (default true, for local receivers). */
   allowPrivateWebhooks?: boolean;
@@ -172,6 +174,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     rateLimitRps: options.rateLimitRps ?? 0,
     publicRateLimitRps: options.publicRateLimitRps ?? 0,
     authFailureRps: options.authFailureRps ?? 0,
+    trustProxy: options.trustProxy,
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
     metricsToken: options.metricsToken,
