@@ -182,7 +182,9 @@ describe('client addresses behind reverse proxies (TAILOR_TRUST_PROXY)', () => {
   });
 
   it('gives each client behind a trusted proxy a budget of its own, which a forged hop cannot change', async () => {
-    const api = await (await server({ authFailureRps: 1, trustProxy: ['127.0.0.1', '10.0.0.0/8'] })).newTenant();
+    const api = await (
+      await server({ authFailureRps: 1, trustProxy: ['127.0.0.1', '10.0.0.0/8'] })
+    ).newTenant();
     const first = [];
     for (let i = 0; i < 5; i++) first.push(await failOnce(api, '203.0.113.1'));
     expect(first.map(([status]) => status)).toEqual([401, 401, 401, 401, 429]);
