@@ -1,5 +1,6 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from './db/connection.ts';
 
 /** Everything Tailor reads from its environment, validated once at start. */
 export interface Config {
@@ -7,6 +8,8 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** How long any wait on the database may last before it answers 503 `unavailable`. */
+  databaseTimeoutMs: number;
   /** Absolute base of links the service hands out (download URLs, public pages). */
   publicUrl: string;
   secret: string | undefined;
@@ -66,6 +69,7 @@ export const CONFIG_VARIABLES = [
   'PORT',
   'LOG_LEVEL',
   'DATABASE_URL',
+  'TAILOR_DB_TIMEOUT_MS',
   'TAILOR_DATA_DIR',
   'TAILOR_SECRET',
   'TAILOR_BOOTSTRAP_API_KEY',
@@ -226,6 +230,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     dataDir: path.resolve(read(env, 'TAILOR_DATA_DIR') ?? 'data'),
     databaseUrl,
+    databaseTimeoutMs: integer(env, 'TAILOR_DB_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUT_MS, 1, 600_000),
     publicUrl: (url(env, 'TAILOR_PUBLIC_URL', ['http:', 'https:']) ?? `http://${publicHost}:${port}`).replace(
       /\/+$/,
       '',

@@ -5,7 +5,7 @@ import { buildApp } from './app.ts';
 import { backgroundWork } from './background.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/connection.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { migrateDatabase } from './db/migrate.ts';
 import { type Logger, Worker } from './jobs/worker.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { resolveSecret } from './secret.ts';
@@ -47,7 +47,7 @@ export async function prepareDatabase(config: Config): Promise<Database> {
   const logger = pino({ level: config.logLevel });
   for (;;) {
     try {
-      await migrateToLatest(database);
+      await migrateDatabase(config);
       const created = await bootstrapDefaultTenant(database, config.bootstrapApiKey);
       if (created) printBanner(created, config.bootstrapApiKey !== undefined, config.publicUrl);
       return database;

@@ -15,6 +15,7 @@ describe('configuration', () => {
     });
     expect(config.dataDir).toMatch(/data$/);
     expect(config.trustProxy).toEqual([]);
+    expect(config.databaseTimeoutMs).toBe(5_000);
   });
 
   it.each([
@@ -30,6 +31,7 @@ describe('configuration', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of'],
     [{ TAILOR_PUBLIC_URL: 'ftp://x' }, 'TAILOR_PUBLIC_URL must be a http: or https: URL'],
     [{ TAILOR_METRICS_TOKEN: 'short' }, 'TAILOR_METRICS_TOKEN must be at least 16 characters'],
+    [{ TAILOR_DB_TIMEOUT_MS: '0' }, 'TAILOR_DB_TIMEOUT_MS must be an integer from 1 to 600000'],
     [{ TAILOR_TRUST_PROXY: 'proxy.internal' }, 'TAILOR_TRUST_PROXY must be a comma-separated list'],
     [{ TAILOR_TRUST_PROXY: '10.0.0.0/8,10.0.0.0/33' }, '(got "10.0.0.0/33")'],
     [{ TAILOR_TRUST_PROXY: '0.0.0.0/0' }, '(got "0.0.0.0/0")'],
@@ -60,6 +62,7 @@ describe('configuration', () => {
       TAILOR_S3_ENDPOINT: 'http://127.0.0.1:9000',
       TAILOR_S3_FORCE_PATH_STYLE: 'true',
       TAILOR_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8',
+      TAILOR_DB_TIMEOUT_MS: '1500',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -70,6 +73,7 @@ describe('configuration', () => {
       publicUrl: 'https://tailor.example.com',
       metricsToken: 'metrics-token-0123456789',
       trustProxy: ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8'],
+      databaseTimeoutMs: 1500,
       s3: {
         bucket: 'files',
         prefix: 'tailor/',
