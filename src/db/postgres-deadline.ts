@@ -5,7 +5,7 @@ import type pg from 'pg';
  * A statement PostgreSQL did not answer in time. Its code is a network one, so that it reads as the
  * database being away (Dialect.isUnavailable: 503 `unavailable`), never as a bug.
  */
-export class StatementDeadlineError extends Error {
+class StatementDeadlineError extends Error {
   readonly code = 'ETIMEDOUT';
 
   constructor(timeoutMs: number) {
