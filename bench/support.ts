@@ -32,7 +32,12 @@ export interface Bench {
 
 export async function openBench(name: string): Promise<Bench> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bench-'));
-  const database = openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
+  // Seeding runs statements over millions of rows: no statement deadline here.
+  const database = openDatabase({
+    databaseUrl: process.env.DATABASE_URL,
+    dataDir,
+    unboundedStatements: true,
+  });
   await migrateToLatest(database);
   const tenant = await createTenantWithKey(database, { name: `${name} ${Date.now()}` });
   return { dataDir, database, tenant, db: database.forTenant(tenant.tenantId) };

@@ -66,6 +66,11 @@ export interface AppOptions {
   publicVisitorsPerHour?: number;
   /** Failed authentications per second per client IP (burst four times that); 0 turns the limit off. */
   authFailureRps?: number;
+  /**
+   * The reverse proxies (addresses, CIDR ranges) whose X-Forwarded-For is believed, hop by hop
+   * from the right: the client address of every per-IP limit is the first hop not among them.
+   */
+  trustProxy?: string[];
   redis?: Redis;
   logger?: FastifyServerOptions['logger'];
   /** The bearer token GET /metrics requires; without one it answers loopback clients only. */
@@ -152,6 +157,7 @@ function baseServer(options: AppOptions, limits: PublicLimits) {
     logger: options.logger ?? false,
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT,
+    trustProxy: options.trustProxy?.length ? options.trustProxy : false,
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
     // Draining answers its own 503 problem (below) rather than Fastify's plain one.
     return503OnClosing: false,

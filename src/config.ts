@@ -1,4 +1,6 @@
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
+import { DEFAULT_DATABASE_TIMEOUT_MS } from './db/connection.ts';
 import { templateProblem } from './shared/pages-origin.ts';
 
 /** Everything Tailor reads from its environment, validated once at start. */
@@ -7,6 +9,8 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** How long any wait on the database may last before it answers 503 `unavailable`. */
+  databaseTimeoutMs: number;
   /** Absolute base of the links the API hands out (download URLs, its own address). */
   publicUrl: string;
   /** The port of the pages origin's listener (public pages and /v0/public/*). */
@@ -23,6 +27,8 @@ export interface Config {
   formRetentionDays: number;
   /** Failed authentications per second per client IP, with a burst of four times that. */
   authFailureRps: number;
+  /** Addresses and CIDR ranges of the reverse proxies whose X-Forwarded-For is believed. */
+  trustProxy: string[];
   redisUrl: string | undefined;
   /** Background job runners in this process; 0 leaves background work to other nodes. */
   workers: number;
@@ -72,6 +78,7 @@ export const CONFIG_VARIABLES = [
   'PORT',
   'LOG_LEVEL',
   'DATABASE_URL',
+  'TAILOR_DB_TIMEOUT_MS',
   'TAILOR_DATA_DIR',
   'TAILOR_SECRET',
   'TAILOR_BOOTSTRAP_API_KEY',
@@ -83,6 +90,7 @@ export const CONFIG_VARIABLES = [
   'TAILOR_PUBLIC_VISITORS_PER_HOUR',
   'TAILOR_FORM_RETENTION_DAYS',
   'TAILOR_AUTH_FAILURE_RPS',
+  'TAILOR_TRUST_PROXY',
   'REDIS_URL',
   'TAILOR_WORKERS',
   'TAILOR_WORKER_POLL_MS',
@@ -161,6 +169,28 @@ function minLength(env: Env, name: Variable, length: number): string | undefined
   return raw;
 }
 
+/** An IP address, or a CIDR range of at least one bit (proxy-addr refuses /0). */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const bits = ipaddr.IPv4.isValidFourPartDecimal(address) ? 32 : ipaddr.IPv6.isValid(address) ? 128 : 0;
+  if (bits === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= bits);
+}
+
+function addressRanges(env: Env, name: Variable): string[] {
+  const raw = read(env, name);
+  if (raw === undefined) return [];
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const invalid = entries.find((entry) => !isAddressOrRange(entry));
+  if (invalid !== undefined) {
+    throw new ConfigError(
+      name,
+      `must be a comma-separated list of IP addresses or CIDR ranges such as 10.0.0.0/8,::1 (got "${invalid}")`,
+    );
+  }
+  return entries;
+}
+
 const DURATION = /^(\d+)(ms|s|m|h)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 /** How long a receiver may take to answer a delivery. */
@@ -227,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     dataDir: path.resolve(read(env, 'TAILOR_DATA_DIR') ?? 'data'),
     databaseUrl,
+    databaseTimeoutMs: integer(env, 'TAILOR_DB_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUT_MS, 1, 600_000),
     publicUrl: (url(env, 'TAILOR_PUBLIC_URL', ['http:', 'https:']) ?? `http://${publicHost}:${port}`).replace(
       /\/+$/,
       '',
@@ -246,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     formRetentionDays: integer(env, 'TAILOR_FORM_RETENTION_DAYS', 730, 1, 36_500),
     authFailureRps: integer(env, 'TAILOR_AUTH_FAILURE_RPS', 5, 0, 1_000_000),
+    trustProxy: addressRanges(env, 'TAILOR_TRUST_PROXY'),
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     workers: integer(env, 'TAILOR_WORKERS', 1, 0, 64),
     workerPollMs: integer(env, 'TAILOR_WORKER_POLL_MS', 1_000, 10, 600_000),

@@ -5,7 +5,7 @@ import { buildServers } from './app.ts';
 import { backgroundWork } from './background.ts';
 import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/connection.ts';
-import { migrateToLatest } from './db/migrate.ts';
+import { migrateDatabase } from './db/migrate.ts';
 import { type Logger, Worker } from './jobs/worker.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { resolveSecret } from './secret.ts';
@@ -50,7 +50,7 @@ export async function prepareDatabase(config: Config): Promise<Database> {
   const logger = pino({ level: config.logLevel });
   for (;;) {
     try {
-      await migrateToLatest(database);
+      await migrateDatabase(config);
       const created = await bootstrapDefaultTenant(database, config.bootstrapApiKey);
       if (created) printBanner(created, config.bootstrapApiKey !== undefined, config);
       return database;
@@ -143,6 +143,7 @@ export async function serve(config: Config): Promise<void> {
     publicRateLimitRps: config.publicRateLimitRps,
     publicVisitorsPerHour: config.publicVisitorsPerHour,
     authFailureRps: config.authFailureRps,
+    trustProxy: config.trustProxy,
     redis,
     logger: { level: config.logLevel },
     metricsToken: config.metricsToken,

@@ -16,6 +16,8 @@ describe('configuration', () => {
       pagesUrl: 'http://127.0.0.1:8081',
     });
     expect(config.dataDir).toMatch(/data$/);
+    expect(config.trustProxy).toEqual([]);
+    expect(config.databaseTimeoutMs).toBe(5_000);
   });
 
   it.each([
@@ -45,6 +47,12 @@ describe('configuration', () => {
       { TAILOR_PAGES_URL: 'https://pages.{tenant}.example.com' },
       'TAILOR_PAGES_URL may hold {tenant} only in the first label of its host',
     ],
+    [{ TAILOR_DB_TIMEOUT_MS: '0' }, 'TAILOR_DB_TIMEOUT_MS must be an integer from 1 to 600000'],
+    [{ TAILOR_TRUST_PROXY: 'proxy.internal' }, 'TAILOR_TRUST_PROXY must be a comma-separated list'],
+    [{ TAILOR_TRUST_PROXY: '10.0.0.0/8,10.0.0.0/33' }, '(got "10.0.0.0/33")'],
+    [{ TAILOR_TRUST_PROXY: '0.0.0.0/0' }, '(got "0.0.0.0/0")'],
+    [{ TAILOR_TRUST_PROXY: '127.1' }, '(got "127.1")'],
+    [{ TAILOR_TRUST_PROXY: '10.0.0.1,' }, '(got "")'],
     [
       { TAILOR_S3_BUCKET: 'b', TAILOR_S3_ACCESS_KEY_ID: 'id' },
       'TAILOR_S3_SECRET_ACCESS_KEY and TAILOR_S3_ACCESS_KEY_ID must be set together',
@@ -71,6 +79,8 @@ describe('configuration', () => {
       TAILOR_S3_PREFIX: 'tailor/',
       TAILOR_S3_ENDPOINT: 'http://127.0.0.1:9000',
       TAILOR_S3_FORCE_PATH_STYLE: 'true',
+      TAILOR_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8',
+      TAILOR_DB_TIMEOUT_MS: '1500',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -82,6 +92,8 @@ describe('configuration', () => {
       pagesPort: 9001,
       pagesUrl: 'https://{tenant}.pages.example.com',
       metricsToken: 'metrics-token-0123456789',
+      trustProxy: ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8'],
+      databaseTimeoutMs: 1500,
       s3: {
         bucket: 'files',
         prefix: 'tailor/',

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.ts';
 import { type Database, openDatabase } from '../db/connection.ts';
-import { migrateToLatest } from '../db/migrate.ts';
+import { migrateDatabase } from '../db/migrate.ts';
 import { issueKey, listKeys, revoke } from '../resources/api-keys/service.ts';
 import { getTenant } from '../resources/tenants/service.ts';
 import { serve, work } from '../server.ts';
@@ -39,9 +39,10 @@ function print(value: unknown): void {
 async function withDatabase(
   work: (database: Database, applied: string[]) => Promise<unknown>,
 ): Promise<void> {
-  const database = openDatabase(loadConfig());
+  const config = loadConfig();
+  const applied = (await migrateDatabase(config)).map((result) => result.migrationName);
+  const database = openDatabase(config);
   try {
-    const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
     const result = await work(database, applied);
     if (result !== undefined) print(result);
   } finally {

@@ -13,6 +13,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { type Dialect, postgresDialect, sqliteDialect } from './dialect.ts';
+import { withStatementDeadline } from './postgres-deadline.ts';
 import { type Listening, PostgresListeners } from './postgres-listener.ts';
 import { GroupCommitSqliteDriver } from './sqlite-driver.ts';
 import { type AnyTables, TenantDb } from './tenant-db.ts';
@@ -81,10 +82,23 @@ export interface PoolUse {
   waiting: number;
 }
 
+/** How long a wait on the database may last by default (TAILOR_DB_TIMEOUT_MS). */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 5_000;
+
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /**
+   * How long any wait on the database may last (for a connection, a lock, a statement's answer)
+   * before it fails as the database being away: TAILOR_DB_TIMEOUT_MS.
+   */
+  databaseTimeoutMs?: number;
+  /**
+   * Lets statements run as long as they need: a migration that rebuilds an index over a million
+   * rows, a bulk load. Waiting for a connection still gives up after `databaseTimeoutMs`.
+   */
+  unboundedStatements?: boolean;
 }
 
 // int8 (counts, epoch milliseconds) arrives as a string by default; every value we keep fits a double.
@@ -131,14 +145,14 @@ export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'tailor.db');
 }
 
-function openSqlite(dataDir: string): Database {
+function openSqlite(dataDir: string, timeoutMs: number): Database {
   fs.mkdirSync(dataDir, { recursive: true });
   const sqlite = new SQLite(sqliteFile(dataDir));
   sqlite.pragma('journal_mode = WAL');
   // FULL: a write is on disk before the API acknowledges it, even if the machine loses power.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`busy_timeout = ${timeoutMs}`);
   const db = new Kysely<AnyTables>({ dialect: new TailorSqliteDialect(sqlite) });
   // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
   // recommends this at open and periodically on long-lived connections.
@@ -151,22 +165,43 @@ function openSqlite(dataDir: string): Database {
   });
 }
 
-function openPostgres(connectionString: string, poolSize: number): Database {
-  // A database that does not answer a connection within 5 s is away: requests fail with 503 rather
-  // than wait without end, and keep-alive notices a connection whose peer has vanished.
+/**
+ * Keep-alive settings for PostgreSQL's side of each connection (startup options), so that a session
+ * whose client vanished in a partition, maybe inside a transaction holding locks, ends within a few
+ * timeouts rather than the two hours of the system's default.
+ */
+function serverKeepalives(timeoutMs: number): string {
+  const seconds = Math.max(1, Math.ceil(timeoutMs / 1000));
+  return `-c tcp_keepalives_idle=${seconds} -c tcp_keepalives_interval=${seconds} -c tcp_keepalives_count=3`;
+}
+
+function openPostgres(
+  connectionString: string,
+  poolSize: number,
+  timeoutMs: number,
+  bounded: boolean,
+): Database {
+  // A database that does not answer within timeoutMs is away: requests fail with 503 rather than
+  // wait without end. That holds for a connection (connecting, or waiting for one while all are in
+  // use) and, unless statements are unbounded, for every statement: PostgreSQL ends one that runs
+  // longer (statement_timeout), and one it never answers gives up here (withStatementDeadline).
   const pool = new pg.Pool({
     connectionString,
     max: poolSize,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: timeoutMs,
     keepAlive: true,
+    keepAliveInitialDelayMillis: timeoutMs,
+    options: serverKeepalives(timeoutMs),
+    ...(bounded ? { statement_timeout: timeoutMs } : {}),
   });
   // A client that loses its connection must not crash the process: the pool reports an idle one's
   // error and replaces it, but a checked-out client emits its own 'error', with no listener but
   // this one (the statement it was running fails on its own, and the pool then drops the client).
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const db = new Kysely<AnyTables>({ dialect: new PostgresDialect({ pool }) });
-  const listeners = new PostgresListeners(connectionString);
+  const dialect = new PostgresDialect({ pool: bounded ? withStatementDeadline(pool, timeoutMs) : pool });
+  const db = new Kysely<AnyTables>({ dialect });
+  const listeners = new PostgresListeners(connectionString, timeoutMs);
   const close = async () => {
     await listeners.close();
     await db.destroy();
@@ -175,7 +210,8 @@ function openPostgres(connectionString: string, poolSize: number): Database {
 }
 
 export function openDatabase(options: DatabaseOptions): Database {
+  const timeoutMs = options.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
   return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
-    : openSqlite(options.dataDir);
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeoutMs, !options.unboundedStatements)
+    : openSqlite(options.dataDir, timeoutMs);
 }

@@ -351,8 +351,11 @@ const NETWORK_ERRORS = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
 ]);
-/** Connection exceptions (08), too many connections (53300), shutdown and startup (57P01–57P03). */
-const POSTGRES_UNAVAILABLE = /^(08...|53300|57P0[123])$/;
+/**
+ * Connection exceptions (08), too many connections (53300), shutdown and startup (57P01–57P03), and
+ * a statement ended by statement_timeout (57014): the database did not answer in time.
+ */
+const POSTGRES_UNAVAILABLE = /^(08...|53300|57014|57P0[123])$/;
 /** What node-postgres says, without a code, about a connection that broke or never came. */
 const CONNECTION_LOST =
   /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Client was closed/i;

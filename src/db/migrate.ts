@@ -1,5 +1,5 @@
 import { type Kysely, type MigrationResult, Migrator, sql } from 'kysely';
-import type { Database } from './connection.ts';
+import { type Database, type DatabaseOptions, openDatabase } from './connection.ts';
 import { migrationsFor } from './migrations/index.ts';
 
 const ATTEMPTS = 20;
@@ -45,5 +45,19 @@ export async function migrateToLatest(database: Database): Promise<MigrationResu
     if (!error) return results ?? [];
     if (attempt >= ATTEMPTS || !isLockContention(error)) throw error;
     await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+  }
+}
+
+/**
+ * Migrates the database of `options` through connections of its own, whose statements may run as
+ * long as they need: a migration may rebuild an index over a million rows, which is no sign of a
+ * database that is away. Connecting still gives up after the database timeout.
+ */
+export async function migrateDatabase(options: DatabaseOptions): Promise<MigrationResult[]> {
+  const database = openDatabase({ ...options, unboundedStatements: true });
+  try {
+    return await migrateToLatest(database);
+  } finally {
+    await database.close();
   }
 }

@@ -14,32 +14,57 @@ const RETRY_LONGEST_MS = 5_000;
  * database restarts, the network breaks) it connects again, after 250 ms and then twice as long
  * each time up to 5 s, and once it listens again it tells its listener as if notified, since what
  * was sent meanwhile never reached it. Until then its listener finds work by polling.
+ *
+ * Connecting, LISTEN and a heartbeat sent every `timeoutMs` each give up after
+ * `timeoutMs`: a connection across a silent partition (open, but nothing answers) counts as dropped
+ * then, rather than listen to nothing until the system's keep-alive gives up hours later.
  */
 export class PostgresListeners {
   private readonly open = new Set<Listening>();
 
-  constructor(private readonly connectionString: string) {}
+  constructor(
+    private readonly connectionString: string,
+    private readonly timeoutMs: number,
+  ) {}
 
   /** Calls `onNotice` for each notification on `channel`, and each time the connection is back. */
   listen(channel: string, onNotice: () => void): Listening {
+    const statement = `LISTEN ${pg.escapeIdentifier(channel)}`;
     let client: pg.Client | undefined;
     let retry: NodeJS.Timeout | undefined;
+    let heartbeat: NodeJS.Timeout | undefined;
     let retryMs = RETRY_FIRST_MS;
     let closed = false;
 
     const dropped = (which: pg.Client) => {
       if (client !== which) return;
       client = undefined;
+      clearTimeout(heartbeat);
       which.end().catch(() => {});
       if (closed) return;
       retry = setTimeout(connect, retryMs);
       retryMs = Math.min(retryMs * 2, RETRY_LONGEST_MS);
     };
 
+    // The heartbeat listens again: a no-op on a channel the session listens to already, which
+    // leaves it showing as a listener (pg_stat_activity.query) to whoever looks.
+    const beat = (listening: pg.Client) => {
+      heartbeat = setTimeout(async () => {
+        try {
+          await listening.query(statement);
+        } catch {
+          dropped(listening);
+          return;
+        }
+        if (client === listening) beat(listening);
+      }, this.timeoutMs);
+    };
+
     const connect = async () => {
       const connecting = new pg.Client({
         connectionString: this.connectionString,
-        connectionTimeoutMillis: 5_000,
+        connectionTimeoutMillis: this.timeoutMs,
+        query_timeout: this.timeoutMs,
         keepAlive: true,
       });
       client = connecting;
@@ -48,13 +73,14 @@ export class PostgresListeners {
       connecting.on('notification', () => onNotice());
       try {
         await connecting.connect();
-        await connecting.query(`LISTEN ${connecting.escapeIdentifier(channel)}`);
+        await connecting.query(statement);
       } catch {
         dropped(connecting);
         return;
       }
       if (client !== connecting) return;
       retryMs = RETRY_FIRST_MS;
+      beat(connecting);
       onNotice();
     };
 
@@ -63,6 +89,7 @@ export class PostgresListeners {
         closed = true;
         this.open.delete(listening);
         clearTimeout(retry);
+        clearTimeout(heartbeat);
         const current = client;
         client = undefined;
         await current?.end().catch(() => {});

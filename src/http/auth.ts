@@ -44,7 +44,8 @@ function isAuthenticationFailure(error: unknown): boolean {
 
 /**
  * Every route registered in `scope` after this needs a live API key; read-only keys may only read.
- * A client IP that has failed authentication too often is refused (429) before its key is looked at.
+ * The key is looked at first, so that a valid key is never refused because other clients of its
+ * address failed; only failures are counted per client IP, and past their limit they answer 429.
  */
 export function requireApiKey(
   scope: FastifyInstance,
@@ -53,7 +54,6 @@ export function requireApiKey(
   scope.decorateRequest('caller', null);
   scope.decorateRequest('tenantDb', null as unknown as TenantDb);
   scope.addHook('onRequest', async (request, reply) => {
-    await failures.check(request.ip, reply);
     let caller: Caller;
     try {
       caller = await identify(authenticate, request);

@@ -30,8 +30,6 @@ export interface RateLimit {
    * rate_limited past the limit.
    */
   take(key: string, reply?: FastifyReply): Promise<void>;
-  /** Throws rate_limited (with the headers) when `key` has nothing left, without counting a request. */
-  check(key: string, reply: FastifyReply): Promise<void>;
 }
 
 /** A limit that counts `points` per window of `windowSeconds` (fixed windows, from a key's first use). */
@@ -47,7 +45,7 @@ export interface QuotaOptions {
   redis?: Redis;
 }
 
-const NO_LIMIT: RateLimit = { take: async () => {}, check: async () => {} };
+const NO_LIMIT: RateLimit = { take: async () => {} };
 
 function limiter(options: { name: string; redis?: Redis }, suffix: string, points: number, duration: number) {
   const keyPrefix = `tailor:rl:${options.name}:${suffix}`;
@@ -146,10 +144,6 @@ export function createRateLimit(options: RateLimitOptions): RateLimit {
       if (!fromBurst) return refuseUntilRefill(key, reply);
       setHeaders(reply, limit, fromBurst);
     },
-    async check(key, reply) {
-      const [steadyLeft, burstLeft] = await Promise.all([steady.peek(key), allowance.peek(key)]);
-      if (steadyLeft.remaining + burstLeft.remaining === 0) await refuseUntilRefill(key, reply);
-    },
   };
 }
 
@@ -178,9 +172,6 @@ export function createQuota(options: QuotaOptions): RateLimit {
       const left = await window.consume(key);
       if (!left) return refuseUntilNext(key, reply);
       setHeaders(reply, points, left);
-    },
-    async check(key, reply) {
-      if ((await window.peek(key)).remaining === 0) await refuseUntilNext(key, reply);
     },
   };
 }

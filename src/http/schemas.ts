@@ -18,6 +18,17 @@ export const Nullable = <T extends TSchema>(schema: T, options: { description?: 
 
 export const NullableTimestamp = Nullable(Timestamp);
 
+/**
+ * An absolute http(s) URL, the only kind a client may store for a site or a profile: a link to it
+ * can never run script (`javascript:`, `data:`), whatever case or leading characters it tries.
+ */
+export const HttpUrl = Type.String({
+  minLength: 1,
+  maxLength: 2048,
+  pattern: '^https?://\\S+$',
+  description: 'An absolute http(s) URL',
+});
+
 export const Count = Type.Integer({ minimum: 0, maximum: MAX_SAFE });
 
 export const FieldErrorSchema = Type.Object(

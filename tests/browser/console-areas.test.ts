@@ -276,6 +276,33 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
     await page.close();
   });
 
+  it('links a LinkedIn profile only when it is http(s), also one stored before URLs were checked (issue 21 finding 11)', async () => {
+    const linked = await ok(
+      api.post('/v0/persons', {
+        name: 'Linked Person',
+        linkedinProfileUrl: 'https://www.linkedin.com/in/linked',
+      }),
+      201,
+    );
+    const legacy = await ok(api.post('/v0/persons', { name: 'Legacy Person' }), 201);
+    await server.database.acrossTenants
+      .updateTable('persons')
+      .set({ linkedin_profile_url: 'javascript:alert(1)' })
+      .where('id', '=', legacy.personId)
+      .execute();
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await goTo(page, `/persons/${linked.personId}`);
+    expect(await page.getByRole('link', { name: 'Profile' }).getAttribute('href')).toBe(
+      'https://www.linkedin.com/in/linked',
+    );
+    await goTo(page, `/persons/${legacy.personId}`);
+    await page.getByText('javascript:alert(1)', { exact: true }).waitFor();
+    expect(await page.locator('a[href^="javascript:" i]').count()).toBe(0);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
   it("uploads a brand's logo through files and assets and shows it", async () => {
     const { page, cspViolations } = await openConsole(browser, server.url);
     await signIn(page, api.apiKey as string);

@@ -175,4 +175,34 @@ describe.skipIf(!onPostgres)('workers in other processes hear of jobs through LI
     },
     TEST_TIMEOUT_MS,
   );
+
+  it(
+    'listen again once the database answers after their connection went silent (issue 21 finding 8)',
+    async () => {
+      const env = await environment();
+      const direct = new URL(env.DATABASE_URL as string);
+      const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+      cleanups.push(proxy.close);
+      const proxied = new URL(direct);
+      proxied.port = String(proxy.port);
+      startWorker({ ...env, DATABASE_URL: proxied.toString(), TAILOR_DB_TIMEOUT_MS: '1000' });
+      const api = await startApi(env);
+      const database = inspect(env);
+      await expect.poll(() => listeners(database, new Date(0)), { timeout: 30_000 }).toBe(1);
+
+      // Nothing is refused or closed: only the heartbeat, unanswered, tells the connection is dead.
+      proxy.stall();
+      await expect.poll(() => listeners(database, new Date(0)), { timeout: 5_000 }).toBe(0);
+      const restored = new Date();
+      proxy.restore();
+      await expect.poll(() => listeners(database, restored), { timeout: 15_000 }).toBe(1);
+
+      const tenant = await tenantOn(api.url);
+      const audienceId = await tenant.createAudience();
+      await expect
+        .poll(() => tenant.typesFor(audienceId), { timeout: PROMPTLY_MS, interval: 20 })
+        .toEqual(VERSION_EVENTS);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -34,6 +34,12 @@ const ANSWER_BOUND_MS = 3_000;
 const RECOVERY_BOUND_MS = 5_000;
 /** Writes held in PostgreSQL when the cut comes (with idempotency keys: their claims are made by then). */
 const HELD_WRITES = 4;
+/**
+ * TAILOR_DB_TIMEOUT_MS of the silent-partition scenario, small so that it runs quickly. A request
+ * then waits at most this for a connection and this again for a statement's answer: ANSWER_BOUND_MS
+ * (3 s) leaves a second to spare.
+ */
+const SILENT_DB_TIMEOUT_MS = 1_000;
 
 /** A proxy on the way to the PostgreSQL of TEST_DATABASE_URL, and `env` with its DATABASE_URL through it. */
 async function databaseBehindProxy(
@@ -197,6 +203,70 @@ describe.skipIf(!onPostgres)('PostgreSQL cut off under load', () => {
       inFlightAtCut: inFlightAtCut.length + heldAnswers.length,
       medianCutAnswerMs: duringCut.map(latency).sort((a, b) => a - b)[Math.floor(duringCut.length / 2)],
       slowestAnswerMs: Math.max(...[...load.answers, ...heldAnswers].map(latency)),
+      recoveryMs: recoveredAt - restoredAt,
+      deliveries,
+    });
+  }, 120_000);
+
+  it('answers 503 within TAILOR_DB_TIMEOUT_MS while PostgreSQL is silent, recovers by itself, and loses nothing (issue 21 finding 8)', async () => {
+    const { env: directEnv, inspect } = await faultEnvironment({
+      TAILOR_WORKERS: '1',
+      TAILOR_DB_TIMEOUT_MS: String(SILENT_DB_TIMEOUT_MS),
+    });
+    const { proxy, env } = await databaseBehindProxy(directEnv);
+    const receiver = await startReceiver(() => ({ status: 204 }));
+    afterTest(receiver.close);
+    const node = await TailorNode.start('serve', env);
+    const site = await publishSite(node.url);
+    const subscriptionId = await subscribe(node.url, receiver.url);
+    const load = startLoad({ targets: () => [node.url], site });
+    await sleep(LOAD_MS);
+
+    // Connections stay open and new ones are accepted, but nothing is answered: no error comes.
+    const stalledAt = Date.now();
+    proxy.stall();
+    const retried = { body: { name: 'Retried' }, headers: { 'idempotency-key': 'silent-retried' } };
+    const probes = await Promise.all([
+      call(node.url, 'GET', '/readyz'),
+      call(node.url, 'GET', '/v0/persons'),
+      call(node.url, 'POST', '/v0/persons', retried),
+    ]);
+    await sleep(stalledAt + CUT_MS - Date.now());
+    const restoredAt = Date.now();
+    proxy.restore();
+    const recoveredAt = await recovered(node);
+    const retry = await call(node.url, 'POST', '/v0/persons', retried);
+    await sleep(LOAD_MS);
+    await load.stop();
+
+    for (const answer of probes) {
+      expect(
+        isUnavailableAnswer(answer),
+        `${answer.path}: ${answer.status} ${JSON.stringify(answer.body)}`,
+      ).toBe(true);
+      expect(latency(answer)).toBeLessThan(ANSWER_BOUND_MS);
+    }
+    expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+    expectAnswersAroundTheCut(load.answers, { cutAt: stalledAt, restoredAt, recoveredAt });
+    expect(recoveredAt - restoredAt).toBeLessThan(RECOVERY_BOUND_MS);
+    node.assertRunning();
+    await settleJobs(inspect);
+    await expectReadBack(node.url, site, load.acknowledged);
+    const deliveries = await expectEveryEventDelivered(
+      node.url,
+      subscriptionId,
+      receiver.events(),
+      load.acknowledged,
+    );
+    const duringStall = load.answers.filter(
+      (answer) => answer.startedAt >= stalledAt && answer.endedAt <= restoredAt,
+    );
+    report('PostgreSQL silent', {
+      acknowledged: countByWrite(load.acknowledged),
+      answersDuringStall: duringStall.length,
+      probeMs: probes.map(latency),
+      medianStallAnswerMs: duringStall.map(latency).sort((a, b) => a - b)[Math.floor(duringStall.length / 2)],
+      slowestAnswerMs: Math.max(...[...load.answers, ...probes].map(latency)),
       recoveryMs: recoveredAt - restoredAt,
       deliveries,
     });

@@ -119,6 +119,8 @@ export interface ServerOptions {
   /** TAILOR_PUBLIC_VISITORS_PER_HOUR (the visitor side's limits are on only with publicRateLimitRps). */
   publicVisitorsPerHour?: number;
   authFailureRps?: number;
+  /** TAILOR_TRUST_PROXY: the test's own requests come from 127.0.0.1. */
+  trustProxy?: string[];
   redis?: Redis;
   /** Lets webhook URLs point at loopback (default true, for local receivers). */
   allowPrivateWebhooks?: boolean;
@@ -204,6 +206,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     publicRateLimitRps: options.publicRateLimitRps ?? 0,
     publicVisitorsPerHour: options.publicVisitorsPerHour,
     authFailureRps: options.authFailureRps ?? 0,
+    trustProxy: options.trustProxy,
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
     metricsToken: options.metricsToken,

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { Transform } from 'node:stream';
 
 export interface TcpProxy {
   /** The local port clients connect to instead of the target's. */
@@ -7,18 +8,31 @@ export interface TcpProxy {
   readonly open: boolean;
   /** Breaks every connection through the proxy, and every new one at once, until `restore()`. */
   cut(): void;
-  /** Lets new connections through again. */
+  /**
+   * A silent partition until `restore()`: connections stay open and new ones are accepted, but
+   * every byte either way is dropped, so nothing is refused and nothing is answered.
+   */
+  stall(): void;
+  /** Lets connections through again. */
   restore(): void;
   close(): Promise<void>;
 }
 
 /**
- * A TCP proxy on 127.0.0.1 to `target` that a test can cut off and restore: a database that goes
- * away and comes back, for the processes pointed at the proxy only, while other tests keep theirs.
+ * A TCP proxy on 127.0.0.1 to `target` that a test can cut off, stall and restore: a database that
+ * goes away or stops answering and comes back, for the processes pointed at the proxy only, while
+ * other tests keep theirs.
  */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
   let open = true;
+  let stalled = false;
+  const gate = () =>
+    new Transform({
+      transform(chunk, _encoding, done) {
+        done(null, stalled ? undefined : chunk);
+      },
+    });
 
   const server = net.createServer((client) => {
     if (!open) {
@@ -37,8 +51,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       socket.on('error', end);
       socket.on('close', end);
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
+    client.pipe(gate()).pipe(upstream);
+    upstream.pipe(gate()).pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 
@@ -56,8 +70,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       return open;
     },
     cut,
+    stall() {
+      stalled = true;
+    },
     restore() {
       open = true;
+      stalled = false;
     },
     close() {
       cut();

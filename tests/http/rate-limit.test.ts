@@ -108,13 +108,40 @@ describe('failed authentication per client IP', () => {
     expect(limited.headers.get('ratelimit-limit')).toBe('8');
   });
 
-  it('also limits a client IP with a valid key once it has failed too often, and recovers', async () => {
+  it('never refuses a valid key while its address floods wrong keys (issue 21 finding 7)', async () => {
+    const running = await server({ authFailureRps: 5 });
+    const api = await running.newTenant();
+    const until = Date.now() + 2_000;
+    const flood = async () => {
+      const statuses: number[] = [];
+      while (Date.now() < until) statuses.push((await api.as('tlr_wrong').get('/v0/persons')).status);
+      return statuses;
+    };
+    const work = async () => {
+      const statuses: number[] = [];
+      while (Date.now() < until) {
+        statuses.push((await api.get('/v0/persons')).status);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return statuses;
+    };
+    const [valid, ...floods] = await Promise.all([work(), flood(), flood(), flood()]);
+    const wrong = floods.flat();
+    expect(wrong.filter((status) => status === 429).length).toBeGreaterThan(wrong.length / 2);
+    expect(new Set(wrong)).toEqual(new Set([401, 429]));
+    expect(valid.length).toBeGreaterThan(10);
+    expect(valid.filter((status) => status !== 200)).toEqual([]);
+  });
+
+  it('keeps refusing the blocked address 429 for wrong and missing keys, and recovers', async () => {
     const running = await server({ authFailureRps: 1 });
     const api = await running.newTenant();
     for (let i = 0; i < 4; i++) expect((await api.as('tk_wrong').get('/v0/persons')).status).toBe(401);
-    expect((await api.get('/v0/persons')).status).toBe(429);
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await api.as('tk_wrong').get('/v0/persons')).status).toBe(429);
+    expect((await api.as(undefined).get('/v0/persons')).status).toBe(429);
     expect((await api.get('/v0/persons')).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await api.as('tk_wrong').get('/v0/persons')).status).toBe(401);
   });
 
   it('does not count successful requests', async () => {
@@ -129,5 +156,56 @@ describe('failed authentication per client IP', () => {
   it('reads TAILOR_AUTH_FAILURE_RPS, 5 per second by default', () => {
     expect(loadConfig({}).authFailureRps).toBe(5);
     expect(loadConfig({ TAILOR_AUTH_FAILURE_RPS: '0' }).authFailureRps).toBe(0);
+  });
+});
+
+describe('client addresses behind reverse proxies (TAILOR_TRUST_PROXY)', () => {
+  /** Remaining failed-authentication budget of the address that sends `forwardedFor`, after one more failure. */
+  async function failOnce(api: Client, forwardedFor: string) {
+    const response = await api.as('tk_wrong').get('/v0/persons', {
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
+    return [response.status, response.headers.get('ratelimit-remaining')];
+  }
+
+  it('ignores X-Forwarded-For from a peer that is not a trusted proxy', async () => {
+    const api = await (await server({ authFailureRps: 1 })).newTenant();
+    const answers = [];
+    for (let i = 1; i <= 5; i++) answers.push(await failOnce(api, `203.0.113.${i}`));
+    expect(answers).toEqual([
+      [401, '3'],
+      [401, '2'],
+      [401, '1'],
+      [401, '0'],
+      [429, '0'],
+    ]);
+  });
+
+  it('gives each client behind a trusted proxy a budget of its own, which a forged hop cannot change', async () => {
+    const api = await (
+      await server({ authFailureRps: 1, trustProxy: ['127.0.0.1', '10.0.0.0/8'] })
+    ).newTenant();
+    const first = [];
+    for (let i = 0; i < 5; i++) first.push(await failOnce(api, '203.0.113.1'));
+    expect(first.map(([status]) => status)).toEqual([401, 401, 401, 401, 429]);
+    // The client sent its own X-Forwarded-For; the proxy appended the address it saw.
+    expect(await failOnce(api, '198.51.100.7, 203.0.113.1')).toEqual([429, '0']);
+    expect(await failOnce(api, '198.51.100.7, 203.0.113.1, 10.1.2.3')).toEqual([429, '0']);
+    expect(await failOnce(api, '203.0.113.2')).toEqual([401, '3']);
+    expect(await failOnce(api, '203.0.113.1, 10.1.2.3, 10.9.9.9')).toEqual([429, '0']);
+  });
+
+  it('limits the public side per client behind a trusted proxy', async () => {
+    const running = await server({ publicRateLimitRps: 1, trustProxy: ['127.0.0.1'] });
+    const send = async (forwardedFor: string) =>
+      (
+        await running
+          .anonymous()
+          .request('POST', '/v0/public/events', { body: {}, headers: { 'x-forwarded-for': forwardedFor } })
+      ).status;
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push(await send('203.0.113.1'));
+    expect(statuses).toEqual([400, 400, 429]);
+    expect(await send('203.0.113.2')).toBe(400);
   });
 });

@@ -9,6 +9,7 @@ import type { Personalizer } from '../../src/workflows/personalization/personali
 import { png, uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { PAGE_LINKS, SCRIPT_URLS } from '../helpers/urls.ts';
 
 let server: TestServer;
 let api: Client;
@@ -235,6 +236,42 @@ describe('POST /v0/pages/{id}/audiences', () => {
     expect(response.status).toBe(400);
     expect(response.body.errors[0].path).toBe(path);
     expect((await api.get(`/v0/pages/${page.pageId}/audiences`)).body.totalCount).toBe(0);
+  });
+});
+
+describe('URLs an audience overrides (issue 21 finding 11)', () => {
+  const fields: [string, (url: string) => Record<string, unknown>, string][] = [
+    ['actionUrlOverride', (url) => ({ actionUrlOverride: url }), '/body/actionUrlOverride'],
+    [
+      'metadataOverride.ogUrl',
+      (url) => ({ metadataOverride: { ogUrl: url } }),
+      '/body/metadataOverride/ogUrl',
+    ],
+  ];
+
+  it.each(fields)(
+    'refuses script URLs in %s on create and on update, storing nothing',
+    async (_label, field, path) => {
+      const page = await createPage();
+      const kept = await createAudience(page.pageId);
+      for (const url of SCRIPT_URLS) {
+        const created = await api.post(`/v0/pages/${page.pageId}/audiences`, field(url));
+        expect(created.status, JSON.stringify(url)).toBe(400);
+        expect(created.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+        const updated = await api.patch(audienceUrl(kept), field(url));
+        expect(updated.status, JSON.stringify(url)).toBe(400);
+        expect(updated.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+      }
+      expect((await api.get(`/v0/pages/${page.pageId}/audiences`)).body.totalCount).toBe(1);
+      expect((await api.get(audienceUrl(kept))).body).toEqual(kept);
+    },
+  );
+
+  it('accepts http(s), mailto:, tel:, paths and fragments as actionUrlOverride', async () => {
+    const page = await createPage();
+    for (const url of PAGE_LINKS) {
+      expect((await createAudience(page.pageId, { actionUrlOverride: url })).actionUrlOverride).toBe(url);
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import { Brand, BrandList } from '../../src/resources/brands/schema.ts';
 import { uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { ABSOLUTE_URLS, NOT_ABSOLUTE, SCRIPT_URLS } from '../helpers/urls.ts';
 
 let server: TestServer;
 let api: Client;
@@ -177,5 +178,30 @@ describe('GET, list and DELETE', () => {
     for (const id of ['never-made', 'a%20b', 'x'.repeat(70)]) {
       expect((await api.get(`/v0/brands/${id}`)).status, id).toBe(404);
     }
+  });
+});
+
+describe('website takes absolute http(s) URLs only (issue 21 finding 11)', () => {
+  it.each([...SCRIPT_URLS, ...NOT_ABSOLUTE])(
+    'refuses %j at /body/website, neither making nor replacing a profile',
+    async (website) => {
+      const id = brandId();
+      const made = await api.request('PUT', `/v0/brands/${id}`, { body: { name: 'Hostile', website } });
+      expect(made.status).toBe(400);
+      expect(made.body.code).toBe('validation_failed');
+      expect(made.body.errors.map((e: { path: string }) => e.path)).toEqual(['/body/website']);
+      expect((await api.get(`/v0/brands/${id}`)).status).toBe(404);
+
+      const kept = (await api.request('PUT', `/v0/brands/${id}`, { body: FULL })).body;
+      const replaced = await api.request('PUT', `/v0/brands/${id}`, { body: { ...FULL, website } });
+      expect(replaced.status).toBe(400);
+      expect((await api.get(`/v0/brands/${id}`)).body).toEqual(kept);
+    },
+  );
+
+  it.each(ABSOLUTE_URLS)('accepts %j', async (website) => {
+    const response = await api.request('PUT', `/v0/brands/${brandId()}`, { body: { name: 'A', website } });
+    expect(response.status).toBe(201);
+    expect(response.body.website).toBe(website);
   });
 });

@@ -4,6 +4,7 @@ import { Page, PageList, PageSearchList } from '../../src/resources/pages/schema
 import { uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { PAGE_LINKS, SCRIPT_URLS } from '../helpers/urls.ts';
 
 let server: TestServer;
 let api: Client;
@@ -274,6 +275,57 @@ describe('GET and PATCH /v0/pages/{id}', () => {
     expect(response.body.code).toBe('invalid_state');
     const other = await server.newTenant();
     expect((await other.patch(`/v0/pages/${page.pageId}`, { name: 'x' })).status).toBe(404);
+  });
+});
+
+describe('URLs a page links to (issue 21 finding 11)', () => {
+  const actionUrl = (url: string) => ({ actions: [{ buttonTitle: 'Go', actionType: 'link', url }] });
+  const footerLinkUrl = (url: string) => ({
+    footerLinks: [{ title: 'More', links: [{ text: 'About', url }] }],
+  });
+  const fields: [string, (url: string) => Record<string, unknown>, string][] = [
+    ['an action url', actionUrl, '/body/actions/0/url'],
+    ['a footer link url', footerLinkUrl, '/body/footerLinks/0/links/0/url'],
+    [
+      'a logo image url',
+      (url) => ({ actionCardWidgets: [{ type: 'logos', logos: [{ image: { url, altText: 'Logo' } }] }] }),
+      '/body/actionCardWidgets/0/logos/0/image/url',
+    ],
+    ['metadata canonicalUrl', (url) => ({ metadata: { canonicalUrl: url } }), '/body/metadata/canonicalUrl'],
+    ['metadata ogUrl', (url) => ({ metadata: { ogUrl: url } }), '/body/metadata/ogUrl'],
+  ];
+
+  it.each(fields)(
+    'refuses script URLs in %s on create and on update, storing nothing',
+    async (_label, field, path) => {
+      const kept = await createPage();
+      for (const url of SCRIPT_URLS) {
+        const before = (await api.get('/v0/pages?limit=1')).body.totalCount;
+        const created = await api.post('/v0/pages', pageBody(field(url)));
+        expect(created.status, JSON.stringify(url)).toBe(400);
+        expect(created.body.code).toBe('validation_failed');
+        expect(created.body.errors.map((e: { path: string }) => e.path)).toEqual([path]);
+        expect((await api.get('/v0/pages?limit=1')).body.totalCount).toBe(before);
+
+        const updated = await api.patch(`/v0/pages/${kept.pageId}`, field(url));
+        expect(updated.status, JSON.stringify(url)).toBe(400);
+        expect(updated.body.errors.map((e: { path: string }) => e.path)).toContain(path);
+      }
+      expect((await api.get(`/v0/pages/${kept.pageId}`)).body).toEqual(kept);
+    },
+  );
+
+  it.each([
+    ['an action url', actionUrl, (page: any) => page.actions[0].url],
+    ['a footer link url', footerLinkUrl, (page: any) => page.footerLinks[0].links[0].url],
+  ])('accepts http(s), mailto:, tel:, paths and fragments in %s', async (_label, field, stored) => {
+    for (const url of PAGE_LINKS) {
+      const page = await createPage(field(url));
+      expect(stored(page)).toBe(url);
+      const updated = await api.patch(`/v0/pages/${page.pageId}`, field(url));
+      expect(updated.status).toBe(200);
+      expect(stored(updated.body)).toBe(url);
+    }
   });
 });
 

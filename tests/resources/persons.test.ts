@@ -3,6 +3,7 @@ import { Person, PersonList } from '../../src/resources/persons/schema.ts';
 import { Account } from '../../src/workflows/account-view/schema.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { ABSOLUTE_URLS, NOT_ABSOLUTE, SCRIPT_URLS } from '../helpers/urls.ts';
 
 let server: TestServer;
 let api: Client;
@@ -139,7 +140,11 @@ describe('POST /v0/persons', () => {
   });
 
   it('accepts the boundary values', async () => {
-    const person = await createPerson({ name: 'x'.repeat(255), phoneNumber: '+12', linkedinProfileUrl: 'x' });
+    const person = await createPerson({
+      name: 'x'.repeat(255),
+      phoneNumber: '+12',
+      linkedinProfileUrl: 'http://x',
+    });
     expect(person.name).toHaveLength(255);
   });
 });
@@ -168,7 +173,7 @@ describe('PATCH /v0/persons/{id}', () => {
     const person = await createPerson({
       name: 'Before',
       phoneNumber: '+15550000001',
-      linkedinProfileUrl: 'li',
+      linkedinProfileUrl: 'https://www.linkedin.com/in/li',
     });
     await new Promise((resolve) => setTimeout(resolve, 5));
     const response = await api.patch(`/v0/persons/${person.personId}`, { name: 'After' });
@@ -177,7 +182,7 @@ describe('PATCH /v0/persons/{id}', () => {
     expect(response.body).toMatchObject({
       name: 'After',
       phoneNumber: '+15550000001',
-      linkedinProfileUrl: 'li',
+      linkedinProfileUrl: 'https://www.linkedin.com/in/li',
     });
     expect(response.body.slug).toBe(person.slug);
     expect(Number(response.body.updatedAt.slice(1))).toBeGreaterThan(Number(person.updatedAt.slice(1)));
@@ -189,7 +194,7 @@ describe('PATCH /v0/persons/{id}', () => {
       name: 'Clear',
       email: 'clear@clearing.example',
       phoneNumber: '+15550000002',
-      linkedinProfileUrl: 'li',
+      linkedinProfileUrl: 'https://www.linkedin.com/in/li',
     });
     const response = await api.patch(`/v0/persons/${person.personId}`, {
       email: null,
@@ -349,5 +354,36 @@ describe('DELETE /v0/persons/{id}', () => {
     const foreign = (await other.post('/v0/persons', { name: 'Foreign' })).body;
     expect((await api.delete(`/v0/persons/${foreign.personId}`)).status).toBe(404);
     expect((await other.get(`/v0/persons/${foreign.personId}`)).status).toBe(200);
+  });
+});
+
+describe('linkedinProfileUrl takes absolute http(s) URLs only (issue 21 finding 11)', () => {
+  it.each([...SCRIPT_URLS, ...NOT_ABSOLUTE])(
+    'refuses %j on create and on update at /body/linkedinProfileUrl, storing nothing',
+    async (url) => {
+      const before = (await api.get('/v0/persons?limit=1')).body.totalCount;
+      const created = await api.post('/v0/persons', { name: 'Hostile', linkedinProfileUrl: url });
+      expect(created.status).toBe(400);
+      expect(created.body.code).toBe('validation_failed');
+      expect(created.body.errors.map((e: { path: string }) => e.path)).toEqual(['/body/linkedinProfileUrl']);
+      expect((await api.get('/v0/persons?limit=1')).body.totalCount).toBe(before);
+
+      const person = await createPerson({
+        name: 'Kept',
+        linkedinProfileUrl: 'https://www.linkedin.com/in/kept',
+      });
+      const updated = await api.patch(`/v0/persons/${person.personId}`, { linkedinProfileUrl: url });
+      expect(updated.status).toBe(400);
+      expect(updated.body.errors.map((e: { path: string }) => e.path)).toContain('/body/linkedinProfileUrl');
+      expect((await api.get(`/v0/persons/${person.personId}`)).body).toEqual(person);
+    },
+  );
+
+  it.each(ABSOLUTE_URLS)('accepts %j on create and on update', async (url) => {
+    const person = await createPerson({ name: 'Linked', linkedinProfileUrl: url });
+    expect(person.linkedinProfileUrl).toBe(url);
+    const updated = await api.patch(`/v0/persons/${person.personId}`, { linkedinProfileUrl: url });
+    expect(updated.status).toBe(200);
+    expect(updated.body.linkedinProfileUrl).toBe(url);
   });
 });

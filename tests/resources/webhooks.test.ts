@@ -13,6 +13,7 @@ import {
 import type { Received } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { SCRIPT_URLS } from '../helpers/urls.ts';
 import { webhookFixtures } from '../helpers/webhooks.ts';
 
 const BASE = '/v0/webhook_subscriptions';
@@ -181,6 +182,11 @@ describe('POST /v0/webhook_subscriptions', () => {
     ).not.toContain(created.secret);
   });
 
+  it('takes the scheme in any case, as URLs do', async () => {
+    const upper = await subscribe(api, { url: 'HTTPS://hooks.example.com/upper' });
+    expect(upper.url).toBe('HTTPS://hooks.example.com/upper');
+  });
+
   it('keeps the given events and active, and gives every subscription its own secret', async () => {
     const events = ['page.version.published', 'form.submitted'];
     const first = await subscribe(api, { url: 'http://hooks.example.com/a', events, active: false });
@@ -235,6 +241,14 @@ describe('POST /v0/webhook_subscriptions', () => {
     expect(response.headers.get('content-type')).toContain('application/problem+json');
     expect(response.body.code).toBe('validation_failed');
     expect(response.body.errors.map((error: { path: string }) => error.path)).toContain(path);
+    expect((await client.get(BASE)).body.totalCount).toBe(0);
+  });
+
+  it.each(SCRIPT_URLS)('rejects the script url %j with 400 at /body/url and creates nothing', async (url) => {
+    const client = await server.newTenant();
+    const response = await client.post(BASE, { url });
+    expect(response.status).toBe(400);
+    expect(response.body.errors.map((error: { path: string }) => error.path)).toContain('/body/url');
     expect((await client.get(BASE)).body.totalCount).toBe(0);
   });
 

@@ -2478,6 +2478,7 @@ export interface components {
       domain?: string;
       /** @description E.164, e.g. +14155550100 */
       phoneNumber?: string;
+      /** @description An absolute http(s) URL */
       linkedinProfileUrl?: string;
     };
     /** PersonDeleted */

@@ -1,3 +1,5 @@
+import type { ComponentChildren } from 'preact';
+
 /** The API's timestamps are "+" and Unix epoch milliseconds (docs/api.md). */
 export function dateOf(timestamp: string): Date {
   return new Date(Number(timestamp.slice(1)));
@@ -17,4 +19,17 @@ export function Time({ at }: { at: string | null | undefined }) {
 /** A resource's state as a word with its colour (styles.css `.badge.<state>`). */
 export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge ${status}`}>{status}</span>;
+}
+
+/**
+ * A link that opens in a new tab when `url` is an absolute http(s) URL; any other value (one stored
+ * before the API checked schemes, a `javascript:` URL) is shown as text and never linked.
+ */
+export function WebLink({ url, children }: { url: string; children: ComponentChildren }) {
+  if (!/^https?:\/\//i.test(url)) return <span>{url}</span>;
+  return (
+    <a href={url} target="_blank" rel="noopener noreferrer">
+      {children}
+    </a>
+  );
 }

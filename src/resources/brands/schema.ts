@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { HttpUrl, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
 
 export const BRAND_ID_PATTERN = '^[A-Za-z0-9._-]{1,64}$';
 
@@ -16,9 +16,7 @@ export const BrandInput = Type.Object(
       maxLength: 255,
       description: 'Shown in the header and footer of its pages',
     }),
-    website: Type.Optional(
-      Type.String({ maxLength: 2048, pattern: '^https?://\\S+$', description: 'An absolute http(s) URL' }),
-    ),
+    website: Type.Optional(HttpUrl),
     logoAssetId: Type.Optional(
       Type.String({ description: 'An active image asset of your tenant, shown in the header' }),
     ),

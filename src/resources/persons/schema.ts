@@ -1,5 +1,13 @@
 import { type Static, Type } from 'typebox';
-import { IdParams, Nullable, PagedList, PageQuery, SearchQuery, Timestamp } from '../../http/schemas.ts';
+import {
+  HttpUrl,
+  IdParams,
+  Nullable,
+  PagedList,
+  PageQuery,
+  SearchQuery,
+  Timestamp,
+} from '../../http/schemas.ts';
 import { MAX_EMAIL_LENGTH } from '../../shared/email.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 255 });
@@ -14,7 +22,6 @@ const Domain = Type.String({
   description: 'Canonicalized like an account domain; links the person to that account',
 });
 const Phone = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
-const LinkedIn = Type.String({ minLength: 1, maxLength: 2048 });
 
 export const Person = Type.Object(
   {
@@ -53,7 +60,7 @@ export const PersonCreate = Type.Object(
     email: Type.Optional(Email),
     domain: Type.Optional(Domain),
     phoneNumber: Type.Optional(Phone),
-    linkedinProfileUrl: Type.Optional(LinkedIn),
+    linkedinProfileUrl: Type.Optional(HttpUrl),
   },
   {
     title: 'PersonCreate',
@@ -80,7 +87,7 @@ export const PersonUpdate = Type.Object(
       }),
     ),
     phoneNumber: Type.Optional(Nullable(Phone)),
-    linkedinProfileUrl: Type.Optional(Nullable(LinkedIn)),
+    linkedinProfileUrl: Type.Optional(Nullable(HttpUrl)),
   },
   {
     title: 'PersonUpdate',

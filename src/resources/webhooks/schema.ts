@@ -10,6 +10,8 @@ export const SentEventKind = Type.Enum(SENT_EVENT_TYPES, {
 
 const Url = Type.String({
   format: 'uri',
+  // Schemes are case-insensitive (RFC 3986), as the service's receiver check reads them.
+  pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
   maxLength: 2048,
   description: 'Absolute http(s) URL without credentials, on a public address',
 });

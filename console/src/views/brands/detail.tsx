@@ -1,7 +1,7 @@
 import type { Brand } from '@tailor/client';
 import { unwrap } from '../../api.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
-import { Time } from '../../components/format.tsx';
+import { Time, WebLink } from '../../components/format.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction, useLoad } from '../../hooks.ts';
@@ -60,15 +60,7 @@ function BrandFacts({ brand }: { brand: Brand }) {
         </div>
         <div>
           <dt>Website</dt>
-          <dd>
-            {brand.website ? (
-              <a href={brand.website} target="_blank" rel="noopener noreferrer">
-                {brand.website}
-              </a>
-            ) : (
-              none
-            )}
-          </dd>
+          <dd>{brand.website ? <WebLink url={brand.website}>{brand.website}</WebLink> : none}</dd>
         </div>
         <div>
           <dt>Colours</dt>

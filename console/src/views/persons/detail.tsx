@@ -2,7 +2,7 @@ import type { Person, PersonLog } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
-import { StatusBadge, Time } from '../../components/format.tsx';
+import { StatusBadge, Time, WebLink } from '../../components/format.tsx';
 import { Field, SubmitForm, TextArea } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
@@ -85,9 +85,7 @@ function PersonFacts({ person }: { person: Person }) {
           <dt>LinkedIn</dt>
           <dd>
             {person.linkedinProfileUrl ? (
-              <a href={person.linkedinProfileUrl} target="_blank" rel="noopener noreferrer">
-                Profile
-              </a>
+              <WebLink url={person.linkedinProfileUrl}>Profile</WebLink>
             ) : (
               <span class="muted">none</span>
             )}

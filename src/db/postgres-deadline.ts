@@ -1,0 +1,72 @@
+import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
+import type pg from 'pg';
+
+/**
+ * A statement PostgreSQL did not answer in time. Its code is a network one, so that it reads as the
+ * database being away (Dialect.isUnavailable: 503 `unavailable`), never as a bug.
+ */
+class StatementDeadlineError extends Error {
+  readonly code = 'ETIMEDOUT';
+
+  constructor(timeoutMs: number) {
+    super(`The database did not answer within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * A pooled connection whose statements give up after `timeoutMs`. PostgreSQL's own
+ * statement_timeout ends a statement that runs too long, but only a database that answers can say
+ * so: across a silent partition (connections open, nothing answers) nothing ever comes back. Then
+ * the connection is broken for good: its later statements fail at once, and it is closed on release
+ * rather than lent again, so the pool connects afresh once the database answers again.
+ */
+class DeadlineClient implements PostgresPoolClient {
+  private broken: StatementDeadlineError | undefined;
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly timeoutMs: number,
+  ) {}
+
+  query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+  query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+  query<R>(
+    statement: string | PostgresCursor<R>,
+    parameters: ReadonlyArray<unknown> = [],
+  ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    // Kysely streams through a cursor only when the dialect is given one, which ours never is.
+    if (typeof statement !== 'string') throw new Error('Streaming statements are not supported');
+    return this.run<R>(statement, parameters);
+  }
+
+  private async run<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
+    if (this.broken) throw this.broken;
+    const answer = this.client.query(sql, [...parameters]);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        this.broken = new StatementDeadlineError(this.timeoutMs);
+        reject(this.broken);
+      }, this.timeoutMs);
+    });
+    // Past the deadline the statement fails when its connection is closed; nobody waits for it then.
+    answer.catch(() => {});
+    try {
+      return (await Promise.race([answer, deadline])) as PostgresQueryResult<R>;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  release(): void {
+    this.client.release(this.broken);
+  }
+}
+
+/** `pool` as Kysely uses it, with a deadline of `timeoutMs` on every statement. */
+export function withStatementDeadline(pool: pg.Pool, timeoutMs: number): PostgresPool {
+  return {
+    connect: async () => new DeadlineClient(await pool.connect(), timeoutMs),
+    end: () => pool.end(),
+  };
+}

@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Database, openDatabase, sqliteFile } from '../../src/db/connection.ts';
+import { onPostgres, testDatabaseUrl } from '../helpers/server.ts';
+import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+
+// TAILOR_DB_TIMEOUT_MS (issue 21 finding 8): no wait on the database outlasts it, whatever the
+// database does, and a connection that stopped answering is never lent again.
+
+const TIMEOUT_MS = 500;
+/** A wait bounded by TIMEOUT_MS ends within this, on a loaded machine too. */
+const BOUND_MS = TIMEOUT_MS + 1_500;
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function open(options: Partial<Parameters<typeof openDatabase>[0]>): Database {
+  const database = openDatabase({
+    databaseUrl: undefined,
+    dataDir: '',
+    databaseTimeoutMs: TIMEOUT_MS,
+    ...options,
+  });
+  cleanups.push(() => database.close());
+  return database;
+}
+
+/** How `work` failed, and how long it took to. */
+async function failure(work: () => Promise<unknown>): Promise<{ error: unknown; ms: number }> {
+  const startedAt = Date.now();
+  try {
+    await work();
+  } catch (error) {
+    return { error, ms: Date.now() - startedAt };
+  }
+  throw new Error('expected the statement to fail');
+}
+
+const selectOne = (database: Database) => sql`SELECT 1`.execute(database.acrossTenants);
+
+describe.skipIf(!onPostgres)('PostgreSQL waits', () => {
+  it('a statement that runs too long fails as unavailable within the timeout, and the pool goes on', async () => {
+    const database = open({ databaseUrl: await testDatabaseUrl() });
+    const { error, ms } = await failure(() => sql`SELECT pg_sleep(5)`.execute(database.acrossTenants));
+    expect(database.isUnavailable(error), String(error)).toBe(true);
+    expect(ms).toBeLessThan(BOUND_MS);
+    expect((await selectOne(database)).rows).toHaveLength(1);
+  });
+
+  it('a silent connection gives up after the timeout, is closed, and the next statement connects afresh', async () => {
+    const direct = new URL(await testDatabaseUrl());
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    cleanups.push(proxy.close);
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    const database = open({ databaseUrl: proxied.toString(), poolSize: 1 });
+    await selectOne(database);
+
+    proxy.stall();
+    for (const attempt of [1, 2]) {
+      const { error, ms } = await failure(() => selectOne(database));
+      expect(database.isUnavailable(error), `${attempt}: ${String(error)}`).toBe(true);
+      expect(ms, `attempt ${attempt}`).toBeLessThan(BOUND_MS);
+    }
+    proxy.restore();
+    expect((await selectOne(database)).rows).toHaveLength(1);
+    expect(database.poolUse()).toMatchObject({ open: 1, waiting: 0 });
+  });
+
+  it('a transaction cut short by the timeout rolls back and frees its connection at once', async () => {
+    const direct = new URL(await testDatabaseUrl());
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    cleanups.push(proxy.close);
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    const database = open({ databaseUrl: proxied.toString(), poolSize: 1 });
+    const { error, ms } = await failure(() =>
+      database.acrossTenants.transaction().execute(async (trx) => {
+        await sql`SELECT 1`.execute(trx);
+        proxy.stall();
+        await sql`SELECT 2`.execute(trx);
+      }),
+    );
+    expect(database.isUnavailable(error), String(error)).toBe(true);
+    // The rollback is not waited for on a connection known to be dead.
+    expect(ms).toBeLessThan(BOUND_MS);
+    proxy.restore();
+    expect((await selectOne(database)).rows).toHaveLength(1);
+  });
+
+  it('unbounded statements (migrations, bulk loads) run as long as they need', async () => {
+    const database = open({ databaseUrl: await testDatabaseUrl(), unboundedStatements: true });
+    await sql`SELECT pg_sleep(${(TIMEOUT_MS * 2) / 1000})`.execute(database.acrossTenants);
+  });
+
+  it('asks PostgreSQL to end statements, and sessions whose client vanished, after the timeout', async () => {
+    const database = open({ databaseUrl: await testDatabaseUrl(), databaseTimeoutMs: 3_000 });
+    const setting = async (name: string) =>
+      (
+        await sql<{ setting: string }>`SELECT current_setting(${name}) AS setting`.execute(
+          database.acrossTenants,
+        )
+      ).rows[0]?.setting;
+    expect(await setting('statement_timeout')).toBe('3s');
+    expect(await setting('tcp_keepalives_idle')).toBe('3');
+    expect(await setting('tcp_keepalives_interval')).toBe('3');
+    expect(await setting('tcp_keepalives_count')).toBe('3');
+  });
+});
+
+describe.skipIf(onPostgres)('SQLite waits', () => {
+  it('a write waiting for the lock another connection holds fails as unavailable within the timeout', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-timeouts-'));
+    const database = open({ dataDir });
+    await sql`CREATE TABLE waits (n INTEGER)`.execute(database.acrossTenants);
+    const holder = new SQLite(sqliteFile(dataDir));
+    holder.exec('BEGIN IMMEDIATE');
+    cleanups.push(async () => holder.close());
+    const { error, ms } = await failure(() =>
+      sql`INSERT INTO waits (n) VALUES (1)`.execute(database.acrossTenants),
+    );
+    expect(database.isUnavailable(error), String(error)).toBe(true);
+    expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
+    expect(ms).toBeLessThan(BOUND_MS);
+    holder.exec('ROLLBACK');
+    await sql`INSERT INTO waits (n) VALUES (1)`.execute(database.acrossTenants);
+  });
+});
