@@ -25,6 +25,7 @@ import { authenticate } from './resources/api-keys/service.ts';
 import { assetRoutes } from './resources/assets/routes.ts';
 import { brandRoutes } from './resources/brands/routes.ts';
 import { fileDownloadRoutes } from './resources/files/download-routes.ts';
+import { ImagePool } from './resources/files/image-pool.ts';
 import { fileRoutes } from './resources/files/routes.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { pageLinkRoutes } from './resources/page-links/routes.ts';
@@ -63,6 +64,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The bearer token GET /metrics requires; without one it answers loopback clients only. */
   metricsToken?: string;
+  /** How long one image's check or preview may run (IMAGE_TIME_LIMIT_MS unless given; tests shorten it). */
+  imageTimeLimitMs?: number;
 }
 
 declare module 'fastify' {
@@ -70,6 +73,7 @@ declare module 'fastify' {
     /** Set on SIGTERM: the server finishes what it has and takes nothing new. */
     draining: boolean;
     storage: FileStorage;
+    images: ImagePool;
     publicUrl: string;
     allowPrivateWebhooks: boolean;
     webhookTimeoutMs: number;
@@ -150,6 +154,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('signer', options.signer);
   app.decorate('database', options.database);
   app.decorate('storage', options.storage);
+  app.decorate('images', new ImagePool({ timeLimitMs: options.imageTimeLimitMs }));
+  app.addHook('onClose', () => app.images.close());
   app.decorate('publicUrl', options.publicUrl);
   app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
   app.decorate('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS);
