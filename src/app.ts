@@ -84,8 +84,6 @@ declare module 'fastify' {
 
 const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
-/** Routes that need no API key: their requests carry their own signed credential. */
-const PUBLIC_ROUTES = [fileDownloadRoutes, publicRoutes];
 
 function requestIdOf(header: string | string[] | undefined): string {
   return typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
@@ -194,6 +192,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register((scope: Api) => healthRoutes(scope, options.database));
   await app.register(consoleRoutes, { prefix: '/console' });
   await app.register((api: Api) => apiScope(api, options));
-  for (const routes of PUBLIC_ROUTES) await app.register(routes);
+  // Routes that need no API key: their requests carry their own signed credential.
+  await app.register(fileDownloadRoutes, {
+    perAddressRps: options.publicRateLimitRps ?? 0,
+    redis: options.redis,
+  });
+  await app.register(publicRoutes);
   return app;
 }
