@@ -75,6 +75,7 @@ class Lane {
         signal: AbortSignal.any([timeLimit, this.stopping.signal]),
       });
     } catch (error) {
+      if (this.stopping.signal.aborted) throw new QueueClosed('The image pool was closed');
       if (timeLimit.aborted) {
         throw new ImageTimeLimit(
           `The image took longer than ${this.timeLimitMs / 1000} s; its work was stopped`,

@@ -64,8 +64,9 @@ export class LocalDiskStorage implements FileStorage {
     if (!handle) return undefined;
     try {
       const { size } = await handle.stat();
-      // The stream closes the handle when it ends or is destroyed.
-      return { size, body: handle.createReadStream() };
+      // The stream closes the handle when it ends or is destroyed. Bounded by the size, it ends with
+      // its last bytes rather than after one more read, so the answer ends as its last bytes go out.
+      return { size, body: handle.createReadStream(size > 0 ? { start: 0, end: size - 1 } : {}) };
     } catch (error) {
       await handle.close();
       throw error;
