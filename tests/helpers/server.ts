@@ -117,6 +117,8 @@ export interface ServerOptions {
   database?: Database;
   /** TAILOR_METRICS_TOKEN. */
   metricsToken?: string;
+  /** How long one image's check or preview may run (10 s unless given). */
+  imageTimeLimitMs?: number;
 }
 
 let fileDatabase: { url: string; name: string } | undefined;
@@ -175,6 +177,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
     metricsToken: options.metricsToken,
+    imageTimeLimitMs: options.imageTimeLimitMs,
   });
   const background = (env: Record<string, string> = {}) =>
     backgroundWork(loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env, ...env }), storage);
