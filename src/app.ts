@@ -56,7 +56,7 @@ export interface AppOptions {
   /** How long a receiver may take to answer a test delivery (TAILOR_WEBHOOK_TIMEOUT_MS). */
   webhookTimeoutMs?: number;
   rateLimitRps: number;
-  /** Requests per second per client IP on the public side; 0 turns the limit off. */
+  /** Requests per second per client IP on the public side (file downloads counted apart); 0 turns the limits off. */
   publicRateLimitRps?: number;
   /** Failed authentications per second per client IP (burst four times that); 0 turns the limit off. */
   authFailureRps?: number;

@@ -70,7 +70,7 @@ async function timeUntil(ready: () => Promise<boolean>, timeoutMs: number): Prom
   return performance.now() - start;
 }
 
-describe('one tenant’s heavy images', () => {
+describe("one tenant's heavy images", () => {
   let server: TestServer;
   let tenantA: Client;
   let tenantB: Client;

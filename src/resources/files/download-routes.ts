@@ -27,7 +27,7 @@ const linkResponses: Record<string, unknown> = {
 };
 
 const description =
-  'Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted.';
+  'Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted; 429 `rate_limited` past the limits per client address (a rate, and 16 downloads at once). The bytes are streamed, with `Content-Length`.';
 
 /** A download that sends nothing for this long (its client stopped reading) is cut off. */
 const STALLED_DOWNLOAD_MS = 30_000;
