@@ -413,6 +413,8 @@ describe('signed download links', () => {
     const response = await fetch(onServer(mine.downloadUrl), { method: 'HEAD' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('image/png');
+    expect(response.headers.get('content-length')).toBe(String(png(10, 20, 30).length));
+    expect((await response.arrayBuffer()).byteLength).toBe(0);
   });
 });
 
@@ -486,6 +488,7 @@ describe('S3-compatible storage', () => {
     const link = new URL(file.downloadUrl);
     const download = await fetch(`${url}${link.pathname}${link.search}`);
     expect(download.status).toBe(200);
+    expect(download.headers.get('content-length')).toBe(String(bytes.length));
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
   });
 });
