@@ -32,7 +32,7 @@ const description =
 /** A download that sends nothing for this long (its client stopped reading) is cut off. */
 const STALLED_DOWNLOAD_MS = 30_000;
 /** Downloads one client address may have in progress at once (when per-address limits are on). */
-export const DOWNLOADS_AT_ONCE_PER_ADDRESS = 16;
+const DOWNLOADS_AT_ONCE_PER_ADDRESS = 16;
 
 export interface DownloadRoutesOptions {
   /** Downloads per second per client address (burst twice that); 0 turns the per-address limits off. */
