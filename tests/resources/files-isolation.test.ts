@@ -106,7 +106,7 @@ describe("one tenant's heavy images", () => {
       fresh = await uploaded(tenantB, png(4, 5, 6), 'image/png');
     });
     const timings = JSON.stringify({ download, read, newUpload });
-    expect(Math.max(download, read, newUpload), timings).toBeLessThan(1000);
+    expect(Math.max(download, read, newUpload), timings).toBeLessThan(2000);
 
     // Tenant A's uploads are answered once checked, without waiting for their previews.
     for (const response of await heavyUploads) expect(response.status).toBe(201);
@@ -120,16 +120,16 @@ describe("one tenant's heavy images", () => {
     const [untilPreviewOfB, untilAllDone] = await Promise.all([previewOfB, allDone]);
     expect(untilPreviewOfB).toBeLessThan(untilAllDone / 2);
 
-    // Each of A's previews was stopped at the time limit (uninterrupted, each would run a minute);
-    // a stopped process is replaced, which takes well under 2 s.
-    const perPreview = TIME_LIMIT_MS + 2000;
-    expect(performance.now() - started).toBeLessThan(6 * perPreview + 5000);
+    // Each of A's previews was stopped at the time limit: uninterrupted, each would run about a
+    // minute. A stopped process is replaced, which takes a second or two on a busy machine.
+    const perPreview = TIME_LIMIT_MS + 5000;
+    expect(performance.now() - started).toBeLessThan(6 * perPreview);
     for (const response of await heavyUploads) {
       const file = await tenantA.get(`/v0/files/${response.body.fileId}`);
       expect(file.body.previewDownloadUrl).toBeNull();
       expect(file.body.downloadUrl).not.toBeNull();
     }
-  });
+  }, 120_000);
 });
 
 describe('large files', () => {
