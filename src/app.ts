@@ -25,7 +25,12 @@ import { accountRoutes } from './resources/accounts/routes.ts';
 import { authenticate } from './resources/api-keys/service.ts';
 import { assetRoutes } from './resources/assets/routes.ts';
 import { brandRoutes } from './resources/brands/routes.ts';
-import { fileDownloadRoutes } from './resources/files/download-routes.ts';
+import {
+  createDownloadLimits,
+  type DownloadLimits,
+  fileDownloadRoutes,
+} from './resources/files/download-routes.ts';
+import { ImagePool } from './resources/files/image-pool.ts';
 import { fileRoutes } from './resources/files/routes.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { pageLinkRoutes } from './resources/page-links/routes.ts';
@@ -60,7 +65,7 @@ export interface AppOptions {
   /** How long a receiver may take to answer a test delivery (TAILOR_WEBHOOK_TIMEOUT_MS). */
   webhookTimeoutMs?: number;
   rateLimitRps: number;
-  /** Requests per second per client IP on the public side; 0 turns the limit off. */
+  /** Requests per second per client IP on the public side (file downloads counted apart); 0 turns the limits off. */
   publicRateLimitRps?: number;
   /** Visitors one client address stands for per hour (see public/limits.ts); 0 turns those limits off. */
   publicVisitorsPerHour?: number;
@@ -75,6 +80,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The bearer token GET /metrics requires; without one it answers loopback clients only. */
   metricsToken?: string;
+  /** How long one image's check or preview may run (IMAGE_TIME_LIMIT_MS unless given; tests shorten it). */
+  imageTimeLimitMs?: number;
 }
 
 declare module 'fastify' {
@@ -82,6 +89,7 @@ declare module 'fastify' {
     /** Set on SIGTERM: the server finishes what it has and takes nothing new. */
     draining: boolean;
     storage: FileStorage;
+    images: ImagePool;
     publicUrl: string;
     allowPrivateWebhooks: boolean;
     webhookTimeoutMs: number;
@@ -192,6 +200,7 @@ function baseServer(options: AppOptions, limits: PublicLimits) {
 interface PublicLimits {
   publicRateLimit: RateLimit;
   visitorLimits: VisitorLimits;
+  downloads: DownloadLimits;
 }
 
 function publicLimitsOf(options: AppOptions): PublicLimits {
@@ -208,6 +217,7 @@ function publicLimitsOf(options: AppOptions): PublicLimits {
       visitorsPerHour: options.publicVisitorsPerHour ?? DEFAULT_VISITORS_PER_HOUR,
       redis: options.redis,
     }),
+    downloads: createDownloadLimits({ perAddressRps: options.publicRateLimitRps ?? 0, redis: options.redis }),
   };
 }
 
@@ -220,6 +230,8 @@ export async function buildApp(
   limits = publicLimitsOf(options),
 ): Promise<FastifyInstance> {
   const app = baseServer(options, limits);
+  app.decorate('images', new ImagePool({ timeLimitMs: options.imageTimeLimitMs }));
+  app.addHook('onClose', () => app.images.close());
   app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
   app.decorate('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS);
   registerMetrics(app, {
@@ -231,15 +243,18 @@ export async function buildApp(
   await app.register((scope: Api) => healthRoutes(scope, options.database));
   await app.register(consoleRoutes, { prefix: '/console' });
   await app.register((api: Api) => apiScope(api, options));
-  await registerPublicSide(app, { pages: options.pages, servesPages: false });
+  await registerPublicSide(app, { pages: options.pages, servesPages: false, limits });
   return app;
 }
 
 /** What needs no API key, on either origin: every request carries its own signed credential, or none. */
-async function registerPublicSide(app: Api, options: { pages: PagesOrigin; servesPages: boolean }) {
-  await app.register(fileDownloadRoutes);
+async function registerPublicSide(
+  app: Api,
+  options: { pages: PagesOrigin; servesPages: boolean; limits: PublicLimits },
+) {
+  await app.register(fileDownloadRoutes, { limits: options.limits.downloads });
   await app.register(tenantDomainCheckRoutes);
-  await app.register(publicRoutes, options);
+  await app.register(publicRoutes, { pages: options.pages, servesPages: options.servesPages });
 }
 
 /**
@@ -253,7 +268,7 @@ export async function buildPagesApp(
 ): Promise<FastifyInstance> {
   const app = baseServer(options, shared.limits);
   countRequests(app, shared.metrics);
-  await registerPublicSide(app, { pages: options.pages, servesPages: true });
+  await registerPublicSide(app, { pages: options.pages, servesPages: true, limits: shared.limits });
   return app;
 }
 

@@ -9,7 +9,8 @@ import { accountIdForDomain, createAccount } from '../resources/accounts/service
 import { createAsset } from '../resources/assets/service.ts';
 import type { Audience } from '../resources/audiences/schema.ts';
 import { brandProfile, putBrand } from '../resources/brands/service.ts';
-import { type LinkSigner, uploadFile } from '../resources/files/service.ts';
+import { ImagePool } from '../resources/files/image-pool.ts';
+import { type FileServices, type LinkSigner, uploadFile } from '../resources/files/service.ts';
 import type { FileStorage } from '../resources/files/storage.ts';
 import type { PageLink } from '../resources/page-links/schema.ts';
 import { createPageLink, getPageLink, liveLinkAt } from '../resources/page-links/service.ts';
@@ -135,15 +136,14 @@ class Sample {
   constructor(
     private readonly db: TenantDb,
     private readonly needs: ResourceNeeds,
-    private readonly storage: FileStorage,
-    private readonly links: LinkSigner,
+    private readonly files: FileServices,
   ) {}
 
   async brand(spec: BrandSpec): Promise<void> {
     const existing = await brandProfile(this.db, spec.brandId);
     this.tally.note('brands', !existing);
     if (existing) return;
-    const file = await uploadFile(this.db, this.storage, this.links, {
+    const file = await uploadFile(this.db, this.files, {
       contentType: 'image/svg+xml',
       body: wordmark(spec),
     });
@@ -324,13 +324,16 @@ async function runJobs(config: Config, database: Database, storage: FileStorage)
  */
 export async function demo(config: Config): Promise<void> {
   const database = await prepareDatabase(config);
+  const images = new ImagePool();
   try {
     const { tenant, created } = await defaultTenant(database);
     const db = database.forTenant(tenant.tenantId);
     const links: LinkSigner = { signer: new Signer(resolveSecret(config)), publicUrl: config.publicUrl };
     const storage = await createFileStorage(config);
     const pages = new PagesOrigin(config.pagesUrl);
-    const sample = new Sample(db, resourceNeeds({ ...links, database, pages }), storage, links);
+    const log = pino({ level: config.logLevel }, pino.destination(2));
+    const needs = resourceNeeds({ ...links, database, pages });
+    const sample = new Sample(db, needs, { ...links, storage, images, database, log });
     const now = Date.now();
 
     for (const brand of BRANDS) await sample.brand(brand);
@@ -380,7 +383,10 @@ export async function demo(config: Config): Promise<void> {
       '',
     ];
     process.stdout.write(out.join('\n'));
+    // The logos' previews are made in the background.
+    await images.idle();
   } finally {
+    await images.close();
     await database.close();
   }
 }

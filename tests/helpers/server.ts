@@ -135,6 +135,8 @@ export interface ServerOptions {
    * http://127.0.0.1:{port}).
    */
   pagesUrl?: string;
+  /** How long one image's check or preview may run (10 s unless given). */
+  imageTimeLimitMs?: number;
 }
 
 /** A port no one listens on now (another process may take it before it is used: rare on loopback). */
@@ -210,6 +212,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
     metricsToken: options.metricsToken,
+    imageTimeLimitMs: options.imageTimeLimitMs,
   });
   const background = (env: Record<string, string> = {}) =>
     backgroundWork(loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env, ...env }), storage);

@@ -81,6 +81,14 @@ function fetchLink(url: string) {
   return fetch(onServer(url));
 }
 
+/** The file as read once the image pool is done with it: previews are made after the upload answers. */
+async function afterPreview(fileId: string, client = api) {
+  await server.app.images.idle();
+  const response = await client.get(`/v0/files/${fileId}`);
+  expect(response.status).toBe(200);
+  return response.body;
+}
+
 async function fileCount(tenantId: string): Promise<number> {
   const row = await server.database.acrossTenants
     .selectFrom('files')
@@ -120,9 +128,10 @@ describe('POST /v0/files', () => {
     },
   );
 
-  it.each(IMAGES)('makes a WebP preview of %s', async (contentType, bytes) => {
+  it.each(IMAGES)('makes a WebP preview of %s after answering', async (contentType, bytes) => {
     const file = await uploaded(bytes, contentType);
-    const preview = await fetchLink(file.previewDownloadUrl);
+    expect(file.previewDownloadUrl).toBeNull();
+    const preview = await fetchLink((await afterPreview(file.fileId)).previewDownloadUrl);
     expect(preview.status).toBe(200);
     expect(preview.headers.get('content-type')).toBe('image/webp');
     const webp = Buffer.from(await preview.arrayBuffer());
@@ -159,7 +168,7 @@ describe('POST /v0/files', () => {
       '<svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"><rect width="4" height="4"/></svg>',
     );
     const file = await uploaded(huge, 'image/svg+xml');
-    expect(file.previewDownloadUrl).toBeNull();
+    expect((await afterPreview(file.fileId)).previewDownloadUrl).toBeNull();
     expect((await fetchLink(file.downloadUrl)).status).toBe(200);
   });
 
@@ -405,6 +414,8 @@ describe('signed download links', () => {
     const response = await fetch(onServer(mine.downloadUrl), { method: 'HEAD' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('image/png');
+    expect(response.headers.get('content-length')).toBe(String(png(10, 20, 30).length));
+    expect((await response.arrayBuffer()).byteLength).toBe(0);
   });
 });
 
@@ -479,6 +490,7 @@ describe('S3-compatible storage', () => {
     const link = new URL(file.downloadUrl);
     const download = await fetch(`${url}${link.pathname}${link.search}`);
     expect(download.status).toBe(200);
+    expect(download.headers.get('content-length')).toBe(String(bytes.length));
     expect(Buffer.from(await download.arrayBuffer()).equals(bytes)).toBe(true);
   });
 });

@@ -547,7 +547,7 @@ export interface paths {
     put?: never;
     /**
      * Upload a file
-     * @description The body is the file's raw bytes, with `Content-Type` image/png, image/jpeg, image/gif, image/webp, image/svg+xml; at most 10 MiB (413). The bytes must be what the type says (magic bytes; an SVG must be a well-formed XML document with an `<svg>` root in the SVG namespace, whatever it contains), else 415. A WebP preview of at most 512×512 is made when the image can be decoded.
+     * @description The body is the file's raw bytes, with `Content-Type` image/png, image/jpeg, image/gif, image/webp, image/svg+xml; at most 10 MiB (413). The bytes must be what the type says (magic bytes; an SVG must be a well-formed XML document with an `<svg>` root in the SVG namespace, whatever it contains), else 415; 429 when the tenant already has 8 uploads waiting for their check. A WebP preview of at most 512×512 is made in the background when the image can be decoded within 10 s: `previewDownloadUrl` is null until then (read the file again).
      */
     post: operations['uploadFile'];
     delete?: never;
@@ -1021,7 +1021,7 @@ export interface paths {
     };
     /**
      * Download a file by signed link
-     * @description Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted.
+     * @description Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted; 429 `rate_limited` past the limits per client address (a rate, and 16 downloads at once). The bytes are streamed, with `Content-Length`.
      */
     get: operations['downloadFile'];
     put?: never;
@@ -1041,7 +1041,7 @@ export interface paths {
     };
     /**
      * Download a file's preview by signed link
-     * @description Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted.
+     * @description Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted; 429 `rate_limited` past the limits per client address (a rate, and 16 downloads at once). The bytes are streamed, with `Content-Length`.
      */
     get: operations['downloadFilePreview'];
     put?: never;

@@ -1,5 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import type { Redis } from 'ioredis';
+import { type Static, type TSchema, Type } from 'typebox';
+import { type ConcurrencyLimit, createConcurrencyLimit } from '../../http/concurrency-limit.ts';
+import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { Problem } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
@@ -24,7 +27,41 @@ const linkResponses: Record<string, unknown> = {
 };
 
 const description =
-  'Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted.';
+  'Needs no API key: the signature is the credential. 403 `forbidden` when the link was altered or has expired (ask the API for a fresh one: links last 1 hour); 404 `not_found` when the file has since been deleted; 429 `rate_limited` past the limits per client address (a rate, and 16 downloads at once). The bytes are streamed, with `Content-Length`.';
+
+/** A download that sends nothing for this long (its client stopped reading) is cut off. */
+const STALLED_DOWNLOAD_MS = 30_000;
+/** Downloads one client address may have in progress at once (when per-address limits are on). */
+const DOWNLOADS_AT_ONCE_PER_ADDRESS = 16;
+
+export interface DownloadLimitOptions {
+  /** Downloads per second per client address (burst twice that); 0 turns the per-address limits off. */
+  perAddressRps: number;
+  /** Where the rate counters live, shared by every node, when given. */
+  redis?: Redis;
+}
+
+/** The limits per client address of downloads: made once, for every listener that serves them. */
+export interface DownloadLimits {
+  rate: RateLimit;
+  atOnce: ConcurrencyLimit;
+}
+
+export function createDownloadLimits(options: DownloadLimitOptions): DownloadLimits {
+  return {
+    rate: createRateLimit({
+      perSecond: options.perAddressRps,
+      burst: options.perAddressRps * 2,
+      name: 'download',
+      counts: 'downloads',
+      redis: options.redis,
+    }),
+    atOnce: createConcurrencyLimit({
+      perKey: options.perAddressRps > 0 ? DOWNLOADS_AT_ONCE_PER_ADDRESS : 0,
+      counts: 'downloads',
+    }),
+  };
+}
 
 async function serve(
   request: FastifyRequest,
@@ -38,67 +75,92 @@ async function serve(
   if (check === 'expired') {
     throw new AppError('forbidden', 'This download link has expired; get a fresh one from the API');
   }
-  const bytes = await request.server.storage.get(storageKey(target.tenantId, target.fileId, target.variant));
-  if (!bytes) throw notFound(`File ${target.fileId}`);
-  return reply
+  const stored = await request.server.storage.open(
+    storageKey(target.tenantId, target.fileId, target.variant),
+  );
+  if (!stored) throw notFound(`File ${target.fileId}`);
+  reply
     .type(CONTENT_TYPES[target.format])
     .header('X-Content-Type-Options', 'nosniff')
     .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
-    .header('Cache-Control', `private, max-age=${Math.max(0, Math.floor((link.expires - now) / 1000))}`)
-    .send(bytes);
+    .header('Cache-Control', `private, max-age=${Math.max(0, Math.floor((link.expires - now) / 1000))}`);
+  if (stored.size !== undefined) reply.header('Content-Length', stored.size);
+  if (request.method === 'HEAD') {
+    stored.body.destroy();
+    return reply.send();
+  }
+  reply.raw.setTimeout(STALLED_DOWNLOAD_MS, () => reply.raw.destroy());
+  // Streamed: a client that reads slowly, or not at all, holds a buffer's worth, not the file.
+  return reply.send(stored.body);
 }
 
-/** Signed, expiring download links: no API key, the signature is the credential. */
-export async function fileDownloadRoutes(app: Api): Promise<void> {
-  app.get(
-    '/v0/public/files/:file_id',
-    {
+/**
+ * GET and HEAD of a download route. HEAD is a route of its own: Fastify's automatic one would read
+ * the whole stream to throw it away.
+ */
+function linkRoute<Query extends TSchema>(
+  app: Api,
+  route: { url: string; operationId: string; summary: string; querystring: Query },
+  targetOf: (fileId: string, query: Static<Query>) => DownloadTarget,
+): void {
+  for (const method of ['GET', 'HEAD'] as const) {
+    app.route({
+      method,
+      url: route.url,
+      exposeHeadRoute: false,
       schema: {
         tags,
-        operationId: 'downloadFile',
-        summary: 'Download a file by signed link',
+        operationId: route.operationId,
+        summary: route.summary,
         description,
         security: [],
         params: FileParams,
-        querystring: OriginalDownloadQuery,
+        querystring: route.querystring,
         response: linkResponses,
       },
-    },
-    (request, reply) => {
-      const { tenant, type, ...link } = request.query;
-      const target = {
-        tenantId: tenant,
-        fileId: request.params.file_id,
-        variant: 'original',
-        format: type,
-      } as const;
-      return serve(request, reply, target, link);
-    },
-  );
+      handler: (request, reply) => {
+        const { expires, signature } = request.query as { expires: number; signature: string };
+        const target = targetOf(
+          (request.params as { file_id: string }).file_id,
+          request.query as Static<Query>,
+        );
+        return serve(request, reply, target, { expires, signature });
+      },
+    });
+  }
+}
 
-  app.get(
-    '/v0/public/files/:file_id/preview',
+/**
+ * Signed, expiring download links: no API key, the signature is the credential. Limited per client
+ * address: a rate, and a number in progress at once (each holds an open file or a bucket connection).
+ */
+export async function fileDownloadRoutes(
+  app: Api,
+  { limits: { rate, atOnce } }: { limits: DownloadLimits },
+): Promise<void> {
+  app.addHook('onRequest', async (request, reply) => {
+    await rate.take(request.ip, reply);
+    atOnce.enter(request.ip, reply);
+  });
+
+  linkRoute(
+    app,
     {
-      schema: {
-        tags,
-        operationId: 'downloadFilePreview',
-        summary: "Download a file's preview by signed link",
-        description,
-        security: [],
-        params: FileParams,
-        querystring: PreviewDownloadQuery,
-        response: linkResponses,
-      },
+      url: '/v0/public/files/:file_id',
+      operationId: 'downloadFile',
+      summary: 'Download a file by signed link',
+      querystring: OriginalDownloadQuery,
     },
-    (request, reply) => {
-      const { tenant, ...link } = request.query;
-      const target = {
-        tenantId: tenant,
-        fileId: request.params.file_id,
-        variant: 'preview',
-        format: PREVIEW_FORMAT,
-      } as const;
-      return serve(request, reply, target, link);
+    (fileId, { tenant, type }) => ({ tenantId: tenant, fileId, variant: 'original', format: type }),
+  );
+  linkRoute(
+    app,
+    {
+      url: '/v0/public/files/:file_id/preview',
+      operationId: 'downloadFilePreview',
+      summary: "Download a file's preview by signed link",
+      querystring: PreviewDownloadQuery,
     },
+    (fileId, { tenant }) => ({ tenantId: tenant, fileId, variant: 'preview', format: PREVIEW_FORMAT }),
   );
 }

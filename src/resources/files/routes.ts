@@ -14,10 +14,12 @@ export async function fileRoutes(api: Api): Promise<void> {
     { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES },
     (_request, body, done) => done(null, body),
   );
-  // The shared handler words a too-large body for JSON bodies; a file has its own limit.
-  api.setErrorHandler((error: FastifyError) => {
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+  // The shared handler words a too-large body for JSON bodies; a file has its own limit. A tenant
+  // with too many uploads waiting for their check may retry as soon as one is done.
+  api.setErrorHandler((error: FastifyError | AppError, _request, reply) => {
+    if ('code' in error && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
       throw new AppError('payload_too_large', 'A file may be at most 10 MiB (10,485,760 bytes)');
+    if (error instanceof AppError && error.code === 'rate_limited') reply.header('Retry-After', 1);
     throw error;
   });
 
@@ -30,14 +32,14 @@ export async function fileRoutes(api: Api): Promise<void> {
         tags,
         operationId: 'uploadFile',
         summary: 'Upload a file',
-        description: `The body is the file's raw bytes, with \`Content-Type\` ${IMAGE_TYPES.join(', ')}; at most 10 MiB (413). The bytes must be what the type says (magic bytes; an SVG must be a well-formed XML document with an \`<svg>\` root in the SVG namespace, whatever it contains), else 415. A WebP preview of at most 512×512 is made when the image can be decoded.`,
+        description: `The body is the file's raw bytes, with \`Content-Type\` ${IMAGE_TYPES.join(', ')}; at most 10 MiB (413). The bytes must be what the type says (magic bytes; an SVG must be a well-formed XML document with an \`<svg>\` root in the SVG namespace, whatever it contains), else 415; 429 when the tenant already has 8 uploads waiting for their check. A WebP preview of at most 512×512 is made in the background when the image can be decoded within 10 s: \`previewDownloadUrl\` is null until then (read the file again).`,
         consumes: IMAGE_TYPES,
         body: UploadBody,
         response: { 201: File },
       },
     },
     async (request, reply) => {
-      const file = await uploadFile(request.tenantDb, request.server.storage, request.server, {
+      const file = await uploadFile(request.tenantDb, request.server, {
         contentType: request.headers['content-type'],
         body: request.body,
       });

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -6,7 +7,7 @@ import {
   S3Client,
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
-import type { FileStorage } from './storage.ts';
+import type { FileStorage, StoredBytes } from './storage.ts';
 
 export interface S3StorageOptions {
   bucket: string;
@@ -38,11 +39,24 @@ export class S3Storage implements FileStorage {
   }
 
   async get(key: string): Promise<Buffer | undefined> {
+    const object = await this.object(key);
+    return object ? Buffer.from(await object.Body.transformToByteArray()) : undefined;
+  }
+
+  async open(key: string): Promise<StoredBytes | undefined> {
+    const object = await this.object(key);
+    if (!object) return undefined;
+    // In Node the SDK's body is the HTTP response from the bucket: reading it at the client's pace
+    // leaves the rest of the object in the bucket, not in memory.
+    return { size: object.ContentLength, body: object.Body as Readable };
+  }
+
+  private async object(key: string) {
     try {
       const object = await this.client.send(
         new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }),
       );
-      return object.Body ? Buffer.from(await object.Body.transformToByteArray()) : undefined;
+      return object.Body ? { ...object, Body: object.Body } : undefined;
     } catch (error) {
       if (error instanceof NoSuchKey) return undefined;
       throw error;

@@ -1,12 +1,16 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Database } from '../../db/connection.ts';
 import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
 import type { JobContext } from '../../jobs/types.ts';
+import type { Logger } from '../../jobs/worker.ts';
 import { AppError, invalidField, notFound } from '../../shared/errors.ts';
+import { QueueFull } from '../../shared/fair-queue.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { downloadUrl, type LinkSigner, PREVIEW_FORMAT, storageKey } from './download-links.ts';
-import { IMAGE_FORMATS, IMAGE_TYPES, type ImageType, isImageOf, isImageType, makePreview } from './images.ts';
+import { type ImagePool, ImageTimeLimit } from './image-pool.ts';
+import { IMAGE_FORMATS, IMAGE_TYPES, type ImageType, isImageType } from './images.ts';
 import type { File } from './schema.ts';
 import type { FileStorage } from './storage.ts';
 import {
@@ -18,6 +22,7 @@ import {
   insertFile,
   lockLiveFile,
   markBytesRemoved,
+  markPreviewed,
   reviveFile,
 } from './store.ts';
 
@@ -26,6 +31,18 @@ export type { LinkSigner } from './download-links.ts';
 export interface FileLinks {
   downloadUrl: string | null;
   previewDownloadUrl: string | null;
+}
+
+/**
+ * What storing an upload needs besides its tenant: the file storage, the image pool that checks
+ * the bytes and makes the preview, link signing, and, for the preview recorded after the request,
+ * the database and a log. The Fastify instance has them all.
+ */
+export interface FileServices extends LinkSigner {
+  storage: FileStorage;
+  images: ImagePool;
+  database: Database;
+  log: Pick<Logger, 'warn'>;
 }
 
 export interface Upload {
@@ -67,7 +84,32 @@ function mediaType(header: string | undefined): string {
   return (header ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
 }
 
-async function checkedBytes(upload: Upload): Promise<{ type: ImageType; bytes: Buffer }> {
+/** Whether the bytes are what their type says, as the image pool finds in the tenant's turn. */
+async function isImageOf(
+  images: ImagePool,
+  tenantId: string,
+  type: ImageType,
+  bytes: Buffer,
+): Promise<boolean> {
+  try {
+    return await images.check(tenantId, type, bytes);
+  } catch (error) {
+    if (error instanceof QueueFull) {
+      throw new AppError(
+        'rate_limited',
+        'Too many uploads of this tenant are waiting to be checked; retry once some are done',
+      );
+    }
+    if (error instanceof ImageTimeLimit) return false;
+    throw error;
+  }
+}
+
+async function checkedBytes(
+  tenantId: string,
+  images: ImagePool,
+  upload: Upload,
+): Promise<{ type: ImageType; bytes: Buffer }> {
   const type = mediaType(upload.contentType);
   if (!isImageType(type) || !Buffer.isBuffer(upload.body)) {
     throw new AppError(
@@ -77,48 +119,58 @@ async function checkedBytes(upload: Upload): Promise<{ type: ImageType; bytes: B
   }
   const bytes = upload.body;
   if (bytes.length === 0) throw invalidField('/body', 'must not be empty');
-  if (!(await isImageOf(type, bytes))) {
+  if (!(await isImageOf(images, tenantId, type, bytes))) {
     throw new AppError(
       'unsupported_media_type',
-      `The bytes are not a valid ${type} file, though the Content-Type says they are`,
+      `The bytes are not a valid ${type} file (or could not be checked in time), though the Content-Type says they are`,
     );
   }
   return { type, bytes };
 }
 
 /**
- * Stores an uploaded image: checks that its bytes are what its Content-Type says, keeps them and
- * a preview, then records the file. The bytes are stored first, so a recorded file always has
- * them; bytes left by a crash before the record are never referenced.
+ * Queues the file's preview in the image pool. When it is made it is stored, then recorded on the
+ * file (if the file was given up meanwhile, the purge removes the stored preview with the rest).
  */
-export async function uploadFile(
-  db: TenantDb,
-  storage: FileStorage,
-  links: LinkSigner,
-  upload: Upload,
-): Promise<File> {
-  const { type, bytes } = await checkedBytes(upload);
-  const preview = await makePreview(bytes);
+function previewLater(services: FileServices, tenantId: string, fileId: string): void {
+  services.images.makePreview(tenantId, {
+    load: () => services.storage.get(storageKey(tenantId, fileId, 'original')),
+    async keep(preview) {
+      await services.storage.put(storageKey(tenantId, fileId, 'preview'), preview);
+      await markPreviewed(services.database.forTenant(tenantId), fileId);
+    },
+    failed: (error) => services.log.warn({ err: error, tenantId, fileId }, 'no preview made'),
+  });
+}
+
+/**
+ * Stores an uploaded image: checks that its bytes are what its Content-Type says, keeps them,
+ * records the file, and queues its preview (`previewDownloadUrl` is null until it is made). The
+ * bytes are stored first, so a recorded file always has them; bytes left by a crash before the
+ * record are never referenced.
+ */
+export async function uploadFile(db: TenantDb, services: FileServices, upload: Upload): Promise<File> {
+  const { type, bytes } = await checkedBytes(db.tenantId, services.images, upload);
   const row: FileRow = {
     id: newId('file'),
     content_type: type,
     size: bytes.length,
     sha256: createHash('sha256').update(bytes).digest('hex'),
-    has_preview: preview ? 1 : 0,
+    has_preview: 0,
     created_at: Date.now(),
     deleted_at: null,
     bytes_removed_at: null,
   };
-  const keys = [storageKey(db.tenantId, row.id, 'original'), storageKey(db.tenantId, row.id, 'preview')];
-  await storage.put(keys[0] as string, bytes);
-  if (preview) await storage.put(keys[1] as string, preview);
+  const key = storageKey(db.tenantId, row.id, 'original');
+  await services.storage.put(key, bytes);
   try {
     await insertFile(db, row);
   } catch (error) {
-    await Promise.allSettled(keys.map((key) => storage.remove(key)));
+    await services.storage.remove(key).catch(() => {});
     throw error;
   }
-  return present(db, links, row);
+  db.afterCommit(() => previewLater(services, db.tenantId, row.id));
+  return present(db, services, row);
 }
 
 export async function getFile(db: TenantDb, links: LinkSigner, id: string): Promise<File> {
@@ -185,8 +237,10 @@ export async function removeGivenUpBytes(
         await reviveFile(database.acrossTenants, file);
         continue;
       }
+      // The preview is removed whether or not it was recorded: one made as the file was given up is
+      // stored but never recorded.
       await storage.remove(storageKey(file.tenant_id, file.id, 'original'));
-      if (file.has_preview === 1) await storage.remove(storageKey(file.tenant_id, file.id, 'preview'));
+      await storage.remove(storageKey(file.tenant_id, file.id, 'preview'));
       await markBytesRemoved(database.acrossTenants, file, now);
     }
     if (batch.length < REMOVAL_BATCH) return;

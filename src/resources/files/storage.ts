@@ -1,5 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+
+/** Stored bytes being read: their size, and a stream of them that the reader must consume or destroy. */
+export interface StoredBytes {
+  /** Undefined when the store does not say. */
+  size: number | undefined;
+  body: Readable;
+}
 
 /**
  * Where file bytes live. Keys are opaque strings chosen by the files service; the store only puts,
@@ -9,8 +17,19 @@ export interface FileStorage {
   put(key: string, bytes: Buffer): Promise<void>;
   /** The bytes, or undefined when nothing is stored under the key. */
   get(key: string): Promise<Buffer | undefined>;
+  /** The bytes as a stream, so that serving them holds no more than a buffer's worth; undefined when missing. */
+  open(key: string): Promise<StoredBytes | undefined>;
   /** Removes the bytes; removing a missing key is not an error. */
   remove(key: string): Promise<void>;
+}
+
+async function unlessMissing<T>(reading: Promise<T>): Promise<T | undefined> {
+  try {
+    return await reading;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** Files under a directory (by default `$TAILOR_DATA_DIR/files`), written atomically. */
@@ -36,11 +55,20 @@ export class LocalDiskStorage implements FileStorage {
     await fs.rename(temporary, target);
   }
 
-  async get(key: string): Promise<Buffer | undefined> {
+  get(key: string): Promise<Buffer | undefined> {
+    return unlessMissing(fs.readFile(this.pathOf(key)));
+  }
+
+  async open(key: string): Promise<StoredBytes | undefined> {
+    const handle = await unlessMissing(fs.open(this.pathOf(key), 'r'));
+    if (!handle) return undefined;
     try {
-      return await fs.readFile(this.pathOf(key));
+      const { size } = await handle.stat();
+      // The stream closes the handle when it ends or is destroyed. Bounded by the size, it ends with
+      // its last bytes rather than after one more read, so the answer ends as its last bytes go out.
+      return { size, body: handle.createReadStream(size > 0 ? { start: 0, end: size - 1 } : {}) };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      await handle.close();
       throw error;
     }
   }

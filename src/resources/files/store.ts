@@ -4,7 +4,7 @@ import type { FilesTable, FilesTables } from './tables.ts';
 
 export type FileRow = Omit<Selectable<FilesTable>, 'tenant_id'>;
 /** A file as the purge sees it: across tenants, so with its tenant. */
-export type OwnedFile = Pick<Selectable<FilesTable>, 'tenant_id' | 'id' | 'has_preview'>;
+export type OwnedFile = Pick<Selectable<FilesTable>, 'tenant_id' | 'id'>;
 
 const COLUMNS = [
   'id',
@@ -28,6 +28,16 @@ export function findFile(db: TenantDb<FilesTables>, id: string): Promise<FileRow
 export function findFiles(db: TenantDb<FilesTables>, ids: string[]): Promise<FileRow[]> {
   if (ids.length === 0) return Promise.resolve([]);
   return db.selectFrom('files').select(COLUMNS).where('id', 'in', ids).execute();
+}
+
+/** Records that the file's preview is stored, unless the file was given up meanwhile. */
+export async function markPreviewed(db: TenantDb<FilesTables>, id: string): Promise<void> {
+  await db
+    .updateTable('files')
+    .set({ has_preview: 1 })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 /**
@@ -70,7 +80,7 @@ export async function giveUpFile(
 export function filesAwaitingRemoval(db: Kysely<FilesTables>, limit: number): Promise<OwnedFile[]> {
   return db
     .selectFrom('files')
-    .select(['tenant_id', 'id', 'has_preview'])
+    .select(['tenant_id', 'id'])
     .where('bytes_removed_at', 'is', null)
     .where('deleted_at', 'is not', null)
     .orderBy('deleted_at')

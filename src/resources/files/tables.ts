@@ -7,7 +7,7 @@ export interface FilesTable {
   size: number;
   /** Lowercase hex SHA-256 of the bytes. */
   sha256: string;
-  /** 1 when a WebP preview was stored beside the bytes, 0 when none could be made. */
+  /** 1 once a WebP preview is stored beside the bytes; 0 until then, or when none could be made. */
   has_preview: number;
   created_at: number;
   /** When the file was given up: its URLs stop and its bytes are removed. */
