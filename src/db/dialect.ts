@@ -20,7 +20,11 @@ import {
  * joined by newlines) with a pg_trgm GIN index on that text, matched with LIKE (which is ILIKE on
  * each column, as ILIKE lowercases both sides). Both match case-insensitively on any substring of
  * three or more characters through the index; shorter queries (and, on PostgreSQL, queries holding
- * a newline, which could match across two columns there) scan the table with LIKE or ILIKE.
+ * a newline, which could match across two columns there) are checked row by row with LIKE or ILIKE,
+ * on rows the caller bounds (see servesFromIndex and db/search.ts).
+ *
+ * Persons got their index in migration 0019, which writes its DDL out (and adds the `seq` that
+ * SQLite's entries are keyed by, given by the index's insert trigger).
  */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
