@@ -20,7 +20,11 @@ import {
  * joined by newlines) with a pg_trgm GIN index on that text, matched with LIKE (which is ILIKE on
  * each column, as ILIKE lowercases both sides). Both match case-insensitively on any substring of
  * three or more characters through the index; shorter queries (and, on PostgreSQL, queries holding
- * a newline, which could match across two columns there) scan the table with LIKE or ILIKE.
+ * a newline, which could match across two columns there) are checked row by row with LIKE or ILIKE,
+ * on rows the caller bounds (see servesFromIndex and db/search.ts).
+ *
+ * Persons got their index in migration 0019, which writes its DDL out (and adds the `seq` that
+ * SQLite's entries are keyed by, given by the index's insert trigger).
  */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
@@ -34,6 +38,11 @@ export interface Dialect {
   createSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void>;
   /** Drops the search index of `table`, of this design or the earlier one (see createSearchIndex). */
   dropSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void>;
+  /**
+   * True when the search indexes serve `query`: three characters or more (on PostgreSQL, without a
+   * newline). Any other query is checked row by row, so its caller bounds the rows it reads.
+   */
+  servesFromIndex(query: string): boolean;
   /**
    * True when any of the table's columns contains `query`, case-insensitively, found through the
    * index; given the tenant that the statement is limited to, through that tenant's part alone.
@@ -57,13 +66,18 @@ export interface Dialect {
     tenantId: string,
     ids: IdRange,
   ): Expression<SqlBool>;
-  /** How many of the tenant's rows of `table` match, as substringMatch, counted in the index alone. */
+  /**
+   * How many of the tenant's rows of `table` match, as substringMatch, counted in the index alone;
+   * with `cap`, counting stops past `cap` matches (the answer is then `cap + 1`), so that a count
+   * of a query that most rows hold stays cheap.
+   */
   countSubstringMatches(
     db: Kysely<unknown>,
     tenantId: string,
     table: string,
     columns: string[],
     query: string,
+    cap?: number,
   ): Promise<number>;
   isUniqueViolation(error: unknown): boolean;
   /**
@@ -178,6 +192,15 @@ async function countScanning(
   return Number(rows[0]?.n ?? 0);
 }
 
+/** How many rows `rows` selects; with `cap`, at most `cap + 1`. */
+async function countUpTo(db: Kysely<unknown>, rows: Expression<unknown>, cap?: number): Promise<number> {
+  const limited = cap === undefined ? rows : sql`${rows} LIMIT ${cap + 1}`;
+  const { rows: counted } = await sql<{
+    n: number;
+  }>`SELECT count(*) AS n FROM (${limited}) AS matches`.execute(db);
+  return Number(counted[0]?.n ?? 0);
+}
+
 function likeAny(
   table: string,
   columns: string[],
@@ -289,6 +312,7 @@ export const sqliteDialect: Dialect = {
       await sql.raw(`DROP TABLE IF EXISTS ${index}`).execute(db);
     }
   },
+  servesFromIndex: indexable,
   // SQLite's LIKE ignores case (of ASCII letters).
   containsText: (table, columns, query) => likeAny(table, columns, query, 'LIKE'),
   substringMatch(table, columns, query, tenantId) {
@@ -308,12 +332,9 @@ export const sqliteDialect: Dialect = {
       last: seq('max'),
     })})`;
   },
-  async countSubstringMatches(db, tenantId, table, columns, query) {
+  async countSubstringMatches(db, tenantId, table, columns, query, cap) {
     if (!indexable(query)) return countScanning(db, tenantId, table, likeAny(table, columns, query, 'LIKE'));
-    const { rows } = await sql<{
-      n: number;
-    }>`SELECT count(*) AS n ${tenantEntries(table, query, tenantId)}`.execute(db);
-    return Number(rows[0]?.n ?? 0);
+    return countUpTo(db, sql`SELECT 1 ${tenantEntries(table, query, tenantId)}`, cap);
   },
   async createRowCounter(db, table) {
     const bump = (row: 'new' | 'old', by: string) =>
@@ -474,6 +495,7 @@ export const postgresDialect: Dialect = {
     }
     await sql.raw(`DROP TABLE IF EXISTS ${index}`).execute(db);
   },
+  servesFromIndex: postgresIndexable,
   containsText: (table, columns, query) => likeAny(table, columns, query, 'ILIKE'),
   substringMatch(table, columns, query, tenantId) {
     if (!postgresIndexable(query)) return likeAny(table, columns, query, 'ILIKE');
@@ -483,12 +505,14 @@ export const postgresDialect: Dialect = {
   },
   // The rows are few and read anyway: checking them costs less than reading the index.
   substringMatchBetween: (table, columns, query) => likeAny(table, columns, query, 'ILIKE'),
-  async countSubstringMatches(db, tenantId, table, columns, query) {
+  async countSubstringMatches(db, tenantId, table, columns, query, cap) {
     if (!postgresIndexable(query))
       return countScanning(db, tenantId, table, likeAny(table, columns, query, 'ILIKE'));
-    const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(`${table}_search`)}
-      WHERE ${contentHolds(table, query)} AND ${ofTenant(tenantId)}`.execute(db);
-    return Number(rows[0]?.n ?? 0);
+    return countUpTo(
+      db,
+      sql`SELECT 1 FROM ${sql.table(`${table}_search`)} WHERE ${contentHolds(table, query)} AND ${ofTenant(tenantId)}`,
+      cap,
+    );
   },
   async createRowCounter(db, table) {
     await sql

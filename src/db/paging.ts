@@ -18,17 +18,23 @@ export interface Paged<T> {
   next?: Keyset;
 }
 
-/** Builds a page from up to `limit + 1` rows fetched in sort order. */
+/**
+ * Builds a page from up to `limit + 1` rows fetched in sort order. `resume`, the key after which the
+ * rows were not looked for (a search that reads a bounded stretch of the list), makes a page of
+ * fewer rows go on from there.
+ */
 export function pagedOf<R>(
   rows: R[],
   request: Paging,
   keyOf: (row: R) => Keyset,
   totalCount: number | null,
+  resume?: Keyset,
 ): Paged<R> {
-  const hasMore = rows.length > request.limit;
-  const items = hasMore ? rows.slice(0, request.limit) : rows;
+  const full = rows.length > request.limit;
+  const items = full ? rows.slice(0, request.limit) : rows;
   const last = items.at(-1);
-  return { items, hasMore, totalCount, ...(hasMore && last ? { next: keyOf(last) } : {}) };
+  const next = full && last ? keyOf(last) : resume;
+  return { items, hasMore: next !== undefined, totalCount, ...(next ? { next } : {}) };
 }
 
 export function mapPaged<R, T>(page: Paged<R>, present: (row: R) => T): Paged<T> {

@@ -111,15 +111,22 @@ export class TenantDb<Tables = AnyTables> {
 
   /**
    * How many of the tenant's rows of `table` hold `query` in one of `columns`, as
-   * Dialect.substringMatch matches, counted in the table's search index alone.
+   * Dialect.substringMatch matches, counted in the table's search index alone; with `cap`, counting
+   * stops past `cap` matches (the answer is then `cap + 1`).
    */
-  countSubstringMatches(table: TenantTable<Tables>, columns: string[], query: string): Promise<number> {
+  countSubstringMatches(
+    table: TenantTable<Tables>,
+    columns: string[],
+    query: string,
+    cap?: number,
+  ): Promise<number> {
     return this.dialect.countSubstringMatches(
       this.db as Kysely<unknown>,
       this.tenantId,
       table,
       columns,
       query,
+      cap,
     );
   }
 

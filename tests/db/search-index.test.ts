@@ -7,6 +7,7 @@ import { databaseBefore, rawPageRow } from '../helpers/migrations.ts';
 import { onPostgres, testDatabase } from '../helpers/server.ts';
 
 const ACCOUNT_COLUMNS = ['name', 'domain'];
+const PERSON_COLUMNS = ['name', 'email'];
 
 describe('substring search index', () => {
   let database: Database;
@@ -46,6 +47,53 @@ describe('substring search index', () => {
       expect(plan).not.toMatch(/SCAN accounts\b(?!_search)/);
     }
   });
+
+  it('serves person search of three characters or more from the trigram index, not a scan', async () => {
+    const where = database.dialect.substringMatch('persons', PERSON_COLUMNS, 'hopper', 'tenant_1');
+    const plan = await planOf(
+      database.acrossTenants.selectFrom('persons').select('id').where(where).compile(),
+    );
+    if (onPostgres) {
+      expect(plan).toContain('persons_search_content');
+      expect(plan).not.toContain('Seq Scan');
+    } else {
+      expect(plan).toContain('SCAN persons_search VIRTUAL TABLE INDEX');
+      expect(plan).not.toMatch(/SCAN persons\b(?!_search)/);
+    }
+  });
+
+  it.each([
+    ['of one character', 'g'],
+    ['of two characters', 'gr'],
+    ['of three characters', 'gra'],
+    ['holding a newline, which PostgreSQL checks on the columns', 'grace\nhopper'],
+  ])(
+    'looks for a person search %s near the cursor in a stretch of ids, through an index',
+    async (_label, query) => {
+      const where = database.dialect.substringMatchBetween('persons', PERSON_COLUMNS, query, 'tenant_1', {
+        from: 'person_0',
+        below: 'person_1',
+      });
+      const plan = await planOf(
+        database.acrossTenants
+          .selectFrom('persons')
+          .select('id')
+          .where('tenant_id', '=', 'tenant_1')
+          .where('id', '>=', 'person_0')
+          .where('id', '<', 'person_1')
+          .where(where)
+          .compile(),
+      );
+      if (onPostgres) {
+        expect(plan).not.toContain('Seq Scan');
+      } else {
+        expect(plan).toContain(
+          'SEARCH persons USING INDEX persons_by_tenant (tenant_id=? AND id>? AND id<?)',
+        );
+        expect(plan).not.toMatch(/SCAN persons\b(?!_search)/);
+      }
+    },
+  );
 
   it('reads only the stretch of the index that a range of ids covers (SQLite), or those rows (PostgreSQL)', async () => {
     const where = database.dialect.substringMatchBetween('accounts', ACCOUNT_COLUMNS, 'widget', 'tenant_1', {
@@ -251,6 +299,86 @@ describe('upgrading a database whose search indexes are of the earlier design (b
       expect(await counts('t2', 'rocket')).toEqual([1, 1, 1, 1, 1]);
       expect(await matching('t1', 'rocket')).toEqual([{ id: 't1_a2' }]);
       expect(await matching('t2', 'rocket')).toEqual([{ id: 't2_a3' }]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('upgrading a database made before persons had a search index (migration 0019)', () => {
+  it('indexes the persons there are, each tenant apart, and follows every write after', async () => {
+    const { database, close } = await databaseBefore('0019');
+    try {
+      const db = database.acrossTenants;
+      const at = 1_700_000_000_000;
+      const person = (id: string, tenant: string, name: string, email: string | null) => ({
+        id,
+        tenant_id: tenant,
+        account_id: null,
+        name,
+        email,
+        email_key: email?.toLowerCase() ?? null,
+        domain: null,
+        domain_given: 0,
+        slug: id,
+        phone_number: null,
+        linkedin_profile_url: null,
+        latest_activity_at: null,
+        created_at: at,
+        updated_at: at,
+      });
+      for (const tenant of ['t1', 't2']) {
+        await db
+          .insertInto('tenants')
+          .values({ id: tenant, slug: tenant, name: 'T', created_at: at })
+          .execute();
+      }
+      await db
+        .insertInto('persons')
+        .values([
+          person('p1', 't1', 'Grace Hopper', 'grace@navy.example'),
+          person('p2', 't1', 'Ada Lovelace', null),
+          person('p3', 't2', 'Grace Other', 'GRACE@other.example'),
+        ])
+        .execute();
+
+      await migrateToLatest(database);
+
+      const matching = (tenant: string, query: string) =>
+        database
+          .forTenant(tenant)
+          .selectFrom('persons')
+          .select('id')
+          .where(database.dialect.substringMatch('persons', PERSON_COLUMNS, query, tenant))
+          .orderBy('id')
+          .execute()
+          .then((rows) => rows.map((row) => row.id));
+      const count = (tenant: string, query: string) =>
+        database.forTenant(tenant).countSubstringMatches('persons' as never, PERSON_COLUMNS, query);
+      expect(await matching('t1', 'GRACE')).toEqual(['p1']);
+      expect(await matching('t1', 'lovelace')).toEqual(['p2']);
+      expect(await matching('t2', 'grace@')).toEqual(['p3']);
+      expect([await count('t1', 'grace'), await count('t2', 'grace'), await count('t3', 'grace')]).toEqual([
+        1, 1, 0,
+      ]);
+
+      await db
+        .insertInto('persons')
+        .values(person('p4', 't1', 'Grace Kelly', 'kelly@film.example'))
+        .execute();
+      await db.updateTable('persons').set({ name: 'Rear Admiral Hopper' }).where('id', '=', 'p1').execute();
+      await db
+        .updateTable('persons')
+        .set({ email: 'ada@analytical.example' })
+        .where('id', '=', 'p2')
+        .execute();
+      await db.deleteFrom('persons').where('id', '=', 'p3').execute();
+      // The first person still has the word in their email; the new one has it in their name.
+      expect(await matching('t1', 'grace')).toEqual(['p1', 'p4']);
+      expect(await matching('t1', 'admiral')).toEqual(['p1']);
+      expect(await matching('t1', 'analytical')).toEqual(['p2']);
+      expect(await count('t2', 'grace')).toBe(0);
+      expect(await count('t1', 'film.example')).toBe(1);
     } finally {
       await close();
     }

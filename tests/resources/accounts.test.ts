@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NEAREST_ROWS } from '../../src/db/search.ts';
 import { AccountSearchList } from '../../src/resources/accounts/schema.ts';
-import { NEAREST_ROWS } from '../../src/resources/accounts/store.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { Account } from '../../src/workflows/account-view/schema.ts';
 import { expectSchema } from '../helpers/schema.ts';

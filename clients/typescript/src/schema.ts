@@ -2493,7 +2493,7 @@ export interface components {
       items: components['schemas']['Person'][];
       /** @description Pass back as `cursor` for the next page; null when hasMore is false */
       nextCursor: string | null;
-      totalCount: number;
+      totalCount: number | null;
     };
     /** PersonLog */
     PersonLog: {

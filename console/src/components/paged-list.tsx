@@ -82,13 +82,14 @@ export function PagedList<T>({ caption, load, deps, columns, rowKey, empty, live
   return (
     <div aria-busy={loading}>
       <ProblemMessage failure={failure} />
-      {loaded && items.length === 0 ? (
+      {loaded && items.length === 0 && !loaded.nextCursor ? (
         <p class="muted">{empty}</p>
       ) : (
         items.length > 0 && <Table caption={caption} columns={columns} items={items} rowKey={rowKey} />
       )}
       {!loaded && loading && <p class="muted">Loading…</p>}
-      {loaded && items.length > 0 && (
+      {/* A search of one or two characters may answer a page with no match yet and more to look at. */}
+      {loaded && (items.length > 0 || loaded.nextCursor) && (
         <div class="list-foot">
           <span class="muted" aria-live="polite">
             {loaded.totalCount === null

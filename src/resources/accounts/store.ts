@@ -1,5 +1,6 @@
 import type { Insertable, Selectable, SelectQueryBuilder } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
+import { matchingPage } from '../../db/search.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { AccountsTable, AccountsTables } from './tables.ts';
 
@@ -13,9 +14,6 @@ export interface AccountFilter {
 
 /** The columns that a query is looked for in. */
 const SEARCHED = ['name', 'domain'];
-
-/** How many candidates after the cursor a page of matches is looked for among first (see matchingPage). */
-export const NEAREST_ROWS = 2000;
 
 /** The tenant's accounts that a search keeps before its query (all, or those without a linked person). */
 type Candidates = SelectQueryBuilder<AccountsTables, 'accounts', object>;
@@ -94,13 +92,19 @@ export async function searchAccounts(
     ]);
     return pagedOf(rows, page, (row) => [row.id], total);
   }
-  const rows = await matchingPage(db, candidates, query, page);
+  const { rows, resumeBelow } = await matchingPage<AccountRow>(
+    db,
+    candidates,
+    (rows) => rows.select(COLUMNS),
+    { table: 'accounts', columns: SEARCHED, query },
+    page,
+  );
   // A first page that holds every match has counted them.
   const total =
-    page.after === undefined && rows.length <= page.limit
+    page.after === undefined && resumeBelow === undefined && rows.length <= page.limit
       ? rows.length
       : await countMatches(db, candidates, query, filter.emptyOnly);
-  return pagedOf(rows, page, (row) => [row.id], total);
+  return pagedOf(rows, page, (row) => [row.id], total, resumeBelow === undefined ? undefined : [resumeBelow]);
 }
 
 function countMatches(
@@ -112,43 +116,4 @@ function countMatches(
   if (!emptyOnly) return db.countSubstringMatches('accounts', SEARCHED, query);
   // The index knows nothing of linked persons: the matching rows are read.
   return db.countRows(candidates.where(db.dialect.substringMatch('accounts', SEARCHED, query, db.tenantId)));
-}
-
-/**
- * The rows of a page of matches. They are looked for first among the NEAREST_ROWS candidates after
- * the cursor, in the part of the index that covers those rows; only when fewer than a page match
- * there are the older ones found through the tenant's whole part of the index. A common query finds
- * its page near the cursor and a rare one has few matches to read, so that neither reads every
- * match to keep the newest.
- */
-async function matchingPage(
-  db: TenantDb<AccountsTables>,
-  candidates: Candidates,
-  query: string,
-  page: Paging,
-): Promise<AccountRow[]> {
-  const below = page.after === undefined ? undefined : String(page.after[0]);
-  const afterCursor = below === undefined ? candidates : candidates.where('id', '<', below);
-  const farthest = await afterCursor
-    .select('id')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .offset(NEAREST_ROWS - 1)
-    .executeTakeFirst();
-  const from = farthest?.id;
-  const nearest = from === undefined ? candidates : candidates.where('id', '>=', from);
-  const near = await descendingAfter(
-    nearest
-      .where(db.dialect.substringMatchBetween('accounts', SEARCHED, query, db.tenantId, { from, below }))
-      .select(COLUMNS),
-    'accounts.id',
-    page,
-  );
-  if (from === undefined || near.length > page.limit) return near;
-  const older = await descendingAfter(
-    candidates.where(db.dialect.substringMatch('accounts', SEARCHED, query, db.tenantId)).select(COLUMNS),
-    'accounts.id',
-    { limit: page.limit - near.length, after: [from] },
-  );
-  return [...near, ...older];
 }

@@ -59,7 +59,8 @@ export async function moveAsset(
 function matching(db: TenantDb<AssetsTables>, state: AssetLifecycleState, filter: AssetFilter) {
   let query = db.selectFrom('assets').where('assets.lifecycle_state', '=', state);
   if (filter.assetType !== undefined) query = query.where('assets.data_type', '=', filter.assetType);
-  if (filter.query) query = query.where(db.dialect.substringMatch('assets', SEARCHED, filter.query));
+  if (filter.query)
+    query = query.where(db.dialect.substringMatch('assets', SEARCHED, filter.query, db.tenantId));
   return query;
 }
 

@@ -52,7 +52,9 @@ export async function updatePage(db: TenantDb<PagesTables>, id: string, changes:
 function livePages(db: TenantDb<PagesTables>, filter: PageFilter) {
   let matching = db.selectFrom('pages').where('deleted_at', 'is', null);
   if (filter.query)
-    matching = matching.where(db.dialect.substringMatch('pages', ['name', 'title'], filter.query));
+    matching = matching.where(
+      db.dialect.substringMatch('pages', ['name', 'title'], filter.query, db.tenantId),
+    );
   if (filter.status) matching = matching.where('status', '=', filter.status);
   return matching;
 }

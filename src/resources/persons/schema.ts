@@ -103,7 +103,7 @@ export const PersonListQuery = Type.Object({
   query: SearchQuery,
 });
 
-export const PersonList = PagedList(Person, { title: 'PersonList' });
+export const PersonList = PagedList(Person, { title: 'PersonList', nullableTotal: true });
 export const PersonParams = IdParams('person_id');
 
 export const PersonDeleted = Type.Object(

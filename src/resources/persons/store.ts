@@ -1,5 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
+import { matchingPage } from '../../db/search.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PersonsTable, PersonsTables } from './tables.ts';
 
@@ -21,6 +22,9 @@ const COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+
+/** The columns that a query is looked for in. */
+const SEARCHED = ['name', 'email'];
 
 export async function insertPerson(db: TenantDb<PersonsTables>, row: PersonRow): Promise<void> {
   await db.insertInto('persons', row).execute();
@@ -77,16 +81,60 @@ export async function listPersons(
   filter: { emailKey?: string; query?: string },
   page: Paging,
 ): Promise<Paged<PersonRow>> {
+  const query = filter.query;
+  if (query && filter.emailKey === undefined) return searchPersons(db, query, page);
   let matching = db.selectFrom('persons');
+  // One person at most has the email: the query is checked on that row alone.
   if (filter.emailKey !== undefined) matching = matching.where('email_key', '=', filter.emailKey);
-  if (filter.query)
-    matching = matching.where(db.dialect.containsText('persons', ['name', 'email'], filter.query));
-  const filtered = filter.emailKey !== undefined || Boolean(filter.query);
+  if (query) matching = matching.where(db.dialect.containsText('persons', SEARCHED, query));
   const [rows, total] = await Promise.all([
     descendingAfter(matching.select(COLUMNS), 'id', page),
-    filtered ? db.countRows(matching) : db.rowCount('persons'),
+    filter.emailKey === undefined ? db.rowCount('persons') : db.countRows(matching),
   ]);
   return pagedOf(rows, page, (row) => [row.id], total);
+}
+
+/** The persons whose name or email holds `query`, newest first, found as db/search.ts says. */
+async function searchPersons(
+  db: TenantDb<PersonsTables>,
+  query: string,
+  page: Paging,
+): Promise<Paged<PersonRow>> {
+  const candidates = db.selectFrom('persons');
+  const { rows, resumeBelow } = await matchingPage<PersonRow>(
+    db,
+    candidates,
+    (rows) => rows.select(COLUMNS),
+    { table: 'persons', columns: SEARCHED, query },
+    page,
+  );
+  const resume = resumeBelow === undefined ? undefined : [resumeBelow];
+  // A first page that holds every match has counted them.
+  if (page.after === undefined && resume === undefined && rows.length <= page.limit)
+    return pagedOf(rows, page, (row) => [row.id], rows.length);
+  return pagedOf(rows, page, (row) => [row.id], await countMatches(db, query), resume);
+}
+
+/** Search counts exactly up to here; beyond, totalCount is null (unknown), as page search's is. */
+export const SEARCH_COUNT_CAP = 10_000;
+
+/**
+ * How many persons hold `query`, when at most SEARCH_COUNT_CAP do: counted in the index, which
+ * stops past the cap. A query that no index serves is counted row by row, in a tenant of at most
+ * SEARCH_COUNT_CAP persons only.
+ */
+async function countMatches(db: TenantDb<PersonsTables>, query: string): Promise<number | null> {
+  let count: number;
+  if (db.dialect.servesFromIndex(query)) {
+    count = await db.countSubstringMatches('persons', SEARCHED, query, SEARCH_COUNT_CAP);
+  } else if ((await db.rowCount('persons')) <= SEARCH_COUNT_CAP) {
+    count = await db.countRows(
+      db.selectFrom('persons').where(db.dialect.containsText('persons', SEARCHED, query)),
+    );
+  } else {
+    return null;
+  }
+  return count > SEARCH_COUNT_CAP ? null : count;
 }
 
 export function personsOfAccount(
