@@ -171,9 +171,9 @@ function keptAnswer(request: FastifyRequest, reply: FastifyReply, payload: unkno
  * client gets an error instead (503 when the database is away) and its retry runs again, or
  * replays the answer if the commit did happen after all.
  */
-async function keepWithWrites(held: Idempotent, answer: StoredResponse): Promise<void> {
+async function keepWithWrites(held: Idempotent, answer: () => StoredResponse): Promise<void> {
   try {
-    if (!(await saveResponse(held.transaction.db, held.claim, answer))) {
+    if (!(await saveResponse(held.transaction.db, held.claim, answer()))) {
       throw new AppError(
         'conflict',
         `A retry took idempotency key "${held.claim.key}" over while this request ran; its answer stands`,
@@ -191,19 +191,21 @@ async function keepWithWrites(held: Idempotent, answer: StoredResponse): Promise
  * An error answer changes nothing: what the request wrote is rolled back. A 4xx is kept as the
  * key's answer; after a server failure the key is given up, so that the client may retry it.
  */
-async function keepWithoutWrites(held: Idempotent, answer: StoredResponse): Promise<void> {
+async function keepWithoutWrites(held: Idempotent, answer: () => StoredResponse): Promise<void> {
   await held.transaction.rollback();
-  if (answer.statusCode >= 500) await releaseKey(held.outside, held.claim);
-  else await saveResponse(held.outside, held.claim, answer);
+  const kept = answer();
+  if (kept.statusCode >= 500) await releaseKey(held.outside, held.claim);
+  else await saveResponse(held.outside, held.claim, kept);
 }
 
+/** Ends the request's transaction, whatever happens: an open one would hold SQLite's writer for good. */
 async function settle(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
   const held = request.idempotency;
   if (!held) return;
   request.idempotency = null;
   clearInterval(held.renewal);
-  const answer = keptAnswer(request, reply, payload);
-  if (answer.statusCode < 400) {
+  const answer = () => keptAnswer(request, reply, payload);
+  if (reply.statusCode < 400) {
     await keepWithWrites(held, answer).catch((error: unknown) => {
       // The error answer takes the success's place, and names no object that was not made.
       reply.removeHeader('location');
