@@ -1,9 +1,17 @@
 import {
   type CreateTableBuilder,
+  type Driver,
   type Expression,
   type Kysely,
+  type Dialect as KyselyDialect,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
   type SelectQueryBuilder,
   type SqlBool,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
   sql,
 } from 'kysely';
 
@@ -120,6 +128,16 @@ export interface Dialect {
    * to be told through: they poll.
    */
   notify(db: Kysely<unknown>, channel: string): Promise<void>;
+  /**
+   * Whether a statement that fails aborts the transaction it is in, so that every later statement
+   * fails until it rolls back (PostgreSQL), rather than being undone alone (SQLite).
+   */
+  readonly failedStatementAbortsTransaction: boolean;
+  /**
+   * Kysely's dialect of this database around `driver`: the SQL of this database, run by a driver
+   * that decides where each statement goes (db/deferred-transaction.ts).
+   */
+  kyselyDialect(driver: Driver): KyselyDialect;
 }
 
 /** Ids from `from` (inclusive) to `below` (exclusive); an end left out is open. */
@@ -360,6 +378,13 @@ export const sqliteDialect: Dialect = {
   skipLocked: (query) => query,
   lockUntilCommit: async () => {},
   notify: async () => {},
+  failedStatementAbortsTransaction: false,
+  kyselyDialect: (driver) => ({
+    createDriver: () => driver,
+    createAdapter: () => new SqliteAdapter(),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+  }),
 };
 
 const NETWORK_ERRORS = new Set([
@@ -552,4 +577,11 @@ export const postgresDialect: Dialect = {
   async notify(db, channel) {
     await sql`SELECT pg_notify(${channel}, '')`.execute(db);
   },
+  failedStatementAbortsTransaction: true,
+  kyselyDialect: (driver) => ({
+    createDriver: () => driver,
+    createAdapter: () => new PostgresAdapter(),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+    createIntrospector: (db) => new PostgresIntrospector(db),
+  }),
 };

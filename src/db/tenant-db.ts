@@ -10,6 +10,7 @@ import {
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
+import { DeferredTransaction } from './deferred-transaction.ts';
 import type { Dialect } from './dialect.ts';
 import { TenantScopePlugin } from './tenant-scope.ts';
 
@@ -28,10 +29,29 @@ export interface TenantRowCountsTable {
   n: number;
 }
 
-/** What a transaction keeps until it ends: what to run once it has committed, the channels it told. */
+/**
+ * What a transaction keeps until it ends: what to run once it has committed, the channels it told,
+ * how many transactions are open inside it now (savepoints).
+ */
 interface TransactionState {
   committed: (() => void)[];
   notified: Set<string>;
+  depth: number;
+}
+
+function newTransactionState(): TransactionState {
+  return { committed: [], notified: new Set(), depth: 0 };
+}
+
+/** A transaction that its holder ends (TenantDb.deferredTransaction). */
+export interface OpenTransaction<Tables> {
+  /** The tenant's handle whose statements run in the transaction. */
+  readonly db: TenantDb<Tables>;
+  /** Whether a statement has begun it (see DeferredTransaction). */
+  readonly begun: boolean;
+  /** Commits, then runs what was to run once it had (afterCommit). */
+  commit(): Promise<void>;
+  rollback(): Promise<void>;
 }
 
 /** The tables among `Tables` whose every row belongs to one tenant. */
@@ -154,15 +174,74 @@ export class TenantDb<Tables = AnyTables> {
     }
   }
 
-  /** Runs `work` in one transaction (whose statements the plugin still scopes); inside another it joins that one. */
+  /**
+   * Runs `work` in one transaction (whose statements the plugin still scopes). Inside another it is
+   * a savepoint of that one: when `work` fails, what it wrote is undone and the outer transaction
+   * goes on (so a retryingTransaction inside a request's transaction can run again). Transactions
+   * nested in one transaction run one after another, never side by side.
+   */
   async transaction<R>(work: (tx: TenantDb<Tables>) => Promise<R>): Promise<R> {
-    if (this.db.isTransaction) return work(this);
-    const state: TransactionState = { committed: [], notified: new Set() };
+    if (this.transactionState) return this.savepoint(this.transactionState, work);
+    const state = newTransactionState();
     const result = await this.db
       .transaction()
       .execute((trx) => work(new TenantDb(this.tenantId, trx, this.dialect, state)));
     for (const callback of state.committed) callback();
     return result;
+  }
+
+  private async savepoint<R>(
+    state: TransactionState,
+    work: (tx: TenantDb<Tables>) => Promise<R>,
+  ): Promise<R> {
+    // Counted from before SAVEPOINT to after RELEASE: a deferred transaction puts no statement of
+    // a nested one, these included, under a savepoint of its own.
+    const name = sql.raw(`nested_${++state.depth}`);
+    try {
+      await sql`SAVEPOINT ${name}`.execute(this.db);
+      try {
+        return await work(this);
+      } catch (error) {
+        await sql`ROLLBACK TO SAVEPOINT ${name}`.execute(this.db);
+        throw error;
+      } finally {
+        await sql`RELEASE SAVEPOINT ${name}`.execute(this.db);
+      }
+    } finally {
+      state.depth--;
+    }
+  }
+
+  /**
+   * A transaction of the tenant that begins with the first statement of its handle that may write
+   * and ends when its holder commits or rolls it back (see DeferredTransaction). Call it outside a
+   * transaction.
+   */
+  deferredTransaction(): OpenTransaction<Tables> {
+    if (this.transactionState) throw new Error('a deferred transaction cannot be nested');
+    const state = newTransactionState();
+    const deferred = new DeferredTransaction(
+      this.db.withoutPlugins() as Kysely<unknown>,
+      this.dialect,
+      () => state.depth > 0,
+    );
+    const db = new TenantDb(
+      this.tenantId,
+      (deferred.db as Kysely<Tables>).withPlugin(new TenantScopePlugin(this.tenantId)),
+      this.dialect,
+      state,
+    );
+    return {
+      db,
+      get begun() {
+        return deferred.begun;
+      },
+      async commit() {
+        await deferred.commit();
+        for (const callback of state.committed) callback();
+      },
+      rollback: () => deferred.rollback(),
+    };
   }
 
   /**

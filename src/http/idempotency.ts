@@ -1,30 +1,51 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AnyTables, OpenTransaction, TenantDb } from '../db/tenant-db.ts';
 import { AppError } from '../shared/errors.ts';
 import { stableStringify } from '../shared/stable-json.ts';
 import {
+  type Claim,
   claimKey,
   deleteExpired,
   findKey,
   type IdempotencyRow,
   releaseKey,
+  renewClaim,
   retakeKey,
+  type StoredResponse,
   saveResponse,
 } from './idempotency-store.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyClaim: { scope: string; key: string } | null;
+    idempotency: Idempotent | null;
   }
   interface FastifyContextConfig {
     /** A body field that carries an idempotency key for this route (besides the header). */
     idempotencyKeyField?: string;
+    /** Top-level fields of this route's answer that hold a secret: a kept answer holds them masked. */
+    secretFields?: string[];
   }
 }
 
+/** A request that holds an idempotency key: its claim, and the transaction its writes and its answer share. */
+interface Idempotent {
+  claim: Claim;
+  /** The tenant's handle outside that transaction, which the claim itself is kept with. */
+  outside: TenantDb;
+  transaction: OpenTransaction<AnyTables>;
+  renewal: NodeJS.Timeout;
+}
+
 const KEPT_FOR_MS = 24 * 60 * 60 * 1000;
-/** A claim this old whose request never answered belongs to a process that died. */
-const ABANDONED_AFTER_MS = 60 * 1000;
+/** A request renews its claim this often while it runs, so that a long one is not taken for dead. */
+const RENEW_EVERY_MS = 2_000;
+/**
+ * A claim not renewed for this long belongs to a process that died, and a retry takes it over. Were
+ * the process only stalled, its request then commits nothing: its answer is kept only under its
+ * own claim token, in the transaction of its writes.
+ */
+const ABANDONED_AFTER_MS = 10_000;
 const HEADER = 'idempotency-key';
 const KEPT_HEADERS = ['content-type', 'location'];
 
@@ -69,19 +90,19 @@ async function begin(request: FastifyRequest, reply: FastifyReply): Promise<Fast
   const fingerprint = fingerprintOf(request);
   for (let attempt = 0; attempt < 3; attempt++) {
     const now = Date.now();
-    const claim: IdempotencyRow = {
-      ...id,
+    const claim: Claim = { ...id, token: randomUUID() };
+    const row: IdempotencyRow = {
+      scope: id.scope,
+      key: id.key,
       fingerprint,
       status_code: null,
       response_body: null,
       response_headers: null,
       locked_at: now,
       expires_at: now + KEPT_FOR_MS,
+      claim_token: claim.token,
     };
-    if (await claimKey(db, claim)) {
-      request.idempotencyClaim = id;
-      return undefined;
-    }
+    if (await claimKey(db, row)) return hold(request, claim);
     const existing = await findKey(db, id.scope, id.key);
     if (!existing) continue;
     if (existing.expires_at <= now) {
@@ -95,9 +116,8 @@ async function begin(request: FastifyRequest, reply: FastifyReply): Promise<Fast
       );
     }
     if (existing.status_code !== null) return replay(reply, existing);
-    if (now - existing.locked_at > ABANDONED_AFTER_MS && (await retakeKey(db, existing, now))) {
-      request.idempotencyClaim = id;
-      return undefined;
+    if (now - existing.locked_at > ABANDONED_AFTER_MS && (await retakeKey(db, existing, claim, now))) {
+      return hold(request, claim);
     }
     throw new AppError(
       'conflict',
@@ -107,46 +127,114 @@ async function begin(request: FastifyRequest, reply: FastifyReply): Promise<Fast
   throw new AppError('conflict', `Idempotency key "${id.key}" is changing hands; retry shortly`);
 }
 
-async function settle(
-  request: FastifyRequest,
-  statusCode: number,
-  payload: unknown,
-  headers: Record<string, unknown>,
-) {
-  const claim = request.idempotencyClaim;
-  if (!claim) return;
-  request.idempotencyClaim = null;
-  // A server failure is not an answer worth repeating: the client may retry the same key.
-  if (statusCode >= 500) return releaseKey(request.tenantDb, claim.scope, claim.key);
+/**
+ * The request runs holding its claim: its statements go to a transaction that begins with its
+ * first write, and the claim is renewed until the answer is kept.
+ */
+function hold(request: FastifyRequest, claim: Claim): undefined {
+  const outside = request.tenantDb;
+  const transaction = outside.deferredTransaction();
+  const renewal = setInterval(() => {
+    renewClaim(outside, claim, Date.now()).catch((error: unknown) =>
+      request.log.warn({ err: error }, 'idempotency claim not renewed'),
+    );
+  }, RENEW_EVERY_MS).unref();
+  request.idempotency = { claim, outside, transaction, renewal };
+  request.tenantDb = transaction.db;
+  return undefined;
+}
+
+/** A secret as a kept answer holds it: its prefix (`whsec_`) and an asterisk for every other character. */
+function masked(secret: string): string {
+  const prefix = /^[a-z]+_/.exec(secret)?.[0] ?? '';
+  return prefix + '*'.repeat(secret.length - prefix.length);
+}
+
+function keptAnswer(request: FastifyRequest, reply: FastifyReply, payload: unknown): StoredResponse {
+  const headers = reply.getHeaders();
   const kept = Object.fromEntries(
     KEPT_HEADERS.filter((name) => headers[name] !== undefined).map((name) => [name, String(headers[name])]),
   );
   const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : '';
-  await saveResponse(request.tenantDb, claim.scope, claim.key, { statusCode, body, headers: kept });
+  const secrets = request.routeOptions.config.secretFields ?? [];
+  if (secrets.length === 0 || body === '') return { statusCode: reply.statusCode, body, headers: kept };
+  const fields = JSON.parse(body) as Record<string, unknown>;
+  for (const field of secrets) {
+    const value = fields[field];
+    if (typeof value === 'string') fields[field] = masked(value);
+  }
+  return { statusCode: reply.statusCode, body: JSON.stringify(fields), headers: kept };
+}
+
+/**
+ * A success commits the request's writes with its answer, or neither: should that fail, the
+ * client gets an error instead (503 when the database is away) and its retry runs again, or
+ * replays the answer if the commit did happen after all.
+ */
+async function keepWithWrites(held: Idempotent, answer: () => StoredResponse): Promise<void> {
+  try {
+    if (!(await saveResponse(held.transaction.db, held.claim, answer()))) {
+      throw new AppError(
+        'conflict',
+        `A retry took idempotency key "${held.claim.key}" over while this request ran; its answer stands`,
+      );
+    }
+    await held.transaction.commit();
+  } catch (error) {
+    await held.transaction.rollback().catch(() => {});
+    await releaseKey(held.outside, held.claim).catch(() => {});
+    throw error;
+  }
+}
+
+/**
+ * An error answer changes nothing: what the request wrote is rolled back. A 4xx is kept as the
+ * key's answer; after a server failure the key is given up, so that the client may retry it.
+ */
+async function keepWithoutWrites(held: Idempotent, answer: () => StoredResponse): Promise<void> {
+  await held.transaction.rollback();
+  const kept = answer();
+  if (kept.statusCode >= 500) await releaseKey(held.outside, held.claim);
+  else await saveResponse(held.outside, held.claim, kept);
+}
+
+/** Ends the request's transaction, whatever happens: an open one would hold SQLite's writer for good. */
+async function settle(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+  const held = request.idempotency;
+  if (!held) return;
+  request.idempotency = null;
+  clearInterval(held.renewal);
+  const answer = () => keptAnswer(request, reply, payload);
+  if (reply.statusCode < 400) {
+    await keepWithWrites(held, answer).catch((error: unknown) => {
+      // The error answer takes the success's place, and names no object that was not made.
+      reply.removeHeader('location');
+      throw error;
+    });
+    return;
+  }
+  // The error answer stands when it cannot be kept (the database went away meanwhile): the claim
+  // left behind is taken over once abandoned, and the retry runs again.
+  await keepWithoutWrites(held, answer).catch((error: unknown) =>
+    request.log.warn({ err: error }, 'idempotency key not settled'),
+  );
 }
 
 /**
  * Idempotent POSTs (the IETF Idempotency-Key draft): the first response to a key is kept 24 h per
  * tenant and replayed to a retry with the same request; a different request with the key is 422;
  * a retry while the first is still running is 409. The claim is a row with a unique key, so two
- * concurrent first uses never both run.
+ * concurrent first uses never both run. The answer commits in the transaction of the request's
+ * writes, so that a crash leaves either both (the retry replays) or neither (the retry runs).
  */
 export function idempotentPosts(scope: FastifyInstance): void {
-  scope.decorateRequest('idempotencyClaim', null);
+  scope.decorateRequest('idempotency', null);
   scope.addHook('preHandler', async (request, reply) => {
     if (request.method !== 'POST') return;
     return begin(request, reply);
   });
   scope.addHook('onSend', async (request, reply, payload) => {
-    // The answer stands when it cannot be kept (the database went away meanwhile): throwing here
-    // would turn it into a 500. The claim left behind is retaken once abandoned.
-    await settle(request, reply.statusCode, payload, reply.getHeaders()).catch((error: unknown) =>
-      request.log.warn({ err: error }, 'idempotency key not settled'),
-    );
+    await settle(request, reply, payload);
     return payload;
-  });
-  scope.addHook('onResponse', async (request) => {
-    const claim = request.idempotencyClaim;
-    if (claim) await releaseKey(request.tenantDb, claim.scope, claim.key);
   });
 }

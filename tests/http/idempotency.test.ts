@@ -1,5 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import type { TenantDb } from '../../src/db/tenant-db.ts';
+import type { IdempotencyKeysTable } from '../../src/http/idempotency-store.ts';
+import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
+import { webhookFixtures } from '../helpers/webhooks.ts';
 
 let server: TestServer;
 let api: Client;
@@ -11,6 +16,34 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const withKey = (key: string) => ({ headers: { 'Idempotency-Key': key } });
+const { receiver, subscribe } = webhookFixtures();
+
+/** The tenant's kept answers, read from the database. */
+function keys(): TenantDb<{ idempotency_keys: IdempotencyKeysTable }> {
+  return server.database.forTenant(api.tenantId);
+}
+
+function keptRow(key: string) {
+  return keys().selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+}
+
+/** Polls `condition` until it holds; false when it did not within `timeoutMs`. */
+async function eventually(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(25)) {
+    if (await condition()) return true;
+  }
+  return false;
+}
+
+/** PostgreSQL sessions of the test database that hold a transaction open without running a statement. */
+async function idleInTransaction(): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pg_stat_activity
+    WHERE datname = current_database() AND state LIKE 'idle in transaction%'`.execute(
+    server.database.acrossTenants,
+  );
+  return rows[0]?.n ?? 0;
+}
 
 describe('Idempotency-Key', () => {
   it('replays the first response to a retry with the same body', async () => {
@@ -112,5 +145,128 @@ describe('Idempotency-Key', () => {
     const second = await api.patch(`/v0/persons/${person.personId}`, { name: 'Two' }, withKey('patch'));
     expect(first.body.name).toBe('One');
     expect(second.body.name).toBe('Two');
+  });
+
+  it('nested transactions that lose a race run again inside the request transaction', async () => {
+    // Pairs share an email: on PostgreSQL both creates of a pair get past the check, one insert
+    // fails on the unique key, and its retryingTransaction runs again from its savepoint.
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        api.post(
+          '/v0/persons',
+          { name: `Twin ${i}`, email: `twin${Math.floor(i / 2)}@nested.example` },
+          withKey(`twin-${i}`),
+        ),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(10);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(10);
+    const replays = await Promise.all(
+      answers.map((_, i) =>
+        api.post(
+          '/v0/persons',
+          { name: `Twin ${i}`, email: `twin${Math.floor(i / 2)}@nested.example` },
+          withKey(`twin-${i}`),
+        ),
+      ),
+    );
+    expect(replays.map((replay) => replay.status)).toEqual(statuses);
+    expect(replays.map((replay) => replay.body)).toEqual(answers.map((answer) => answer.body));
+  });
+});
+
+describe('secrets in kept answers', () => {
+  const masked = (secret: string) => `whsec_${'*'.repeat(secret.length - 'whsec_'.length)}`;
+
+  it('a replayed webhook subscription create shows its secret masked, and no kept answer holds it', async () => {
+    const body = { url: 'http://127.0.0.1:9/hooks/masked', events: [] };
+    const first = await api.post('/v0/webhook_subscriptions', body, withKey('webhook-create'));
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const retry = await api.post('/v0/webhook_subscriptions', body, withKey('webhook-create'));
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.headers.get('location')).toBe(first.headers.get('location'));
+    expect(retry.body).toEqual({ ...first.body, secret: masked(first.body.secret) });
+
+    const row = await keptRow('webhook-create');
+    expect(JSON.parse(row.response_body ?? '')).toEqual({ ...first.body, secret: masked(first.body.secret) });
+    const secretBytes = first.body.secret.slice('whsec_'.length);
+    const holding = await keys()
+      .selectFrom('idempotency_keys')
+      .select('key')
+      .where((eb) =>
+        eb.or([
+          eb('response_body', 'like', `%${secretBytes}%`),
+          eb('response_headers', 'like', `%${secretBytes}%`),
+        ]),
+      )
+      .execute();
+    expect(holding).toEqual([]);
+  });
+
+  it('so does a replayed secret rotation', async () => {
+    const { subscriptionId } = (
+      await api.post('/v0/webhook_subscriptions', { url: 'http://127.0.0.1:9/hooks/rotated', events: [] })
+    ).body;
+    const path = `/v0/webhook_subscriptions/${subscriptionId}/rotate_secret`;
+    const first = await api.post(path, {}, withKey('webhook-rotate'));
+    expect(first.status).toBe(200);
+    const retry = await api.post(path, {}, withKey('webhook-rotate'));
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual({ ...first.body, secret: masked(first.body.secret) });
+    expect((await keptRow('webhook-rotate')).response_body).not.toContain(first.body.secret.slice(6));
+  });
+});
+
+describe('the transaction of a keyed request', () => {
+  it('is not open while the request waits on another service', async () => {
+    const slow = await receiver(() => ({ status: 204, delayMs: 3_000 }));
+    const { subscriptionId } = await subscribe(api, { url: slow.url, events: [] });
+    let tested = false;
+    const test = api
+      .post(`/v0/webhook_subscriptions/${subscriptionId}/test`, {}, withKey('slow-test'))
+      .finally(() => {
+        tested = true;
+      });
+    expect(await eventually(async () => slow.received.length === 1, 10_000)).toBe(true);
+
+    // The test send has read its subscription and waits on the receiver: SQLite's one writer is
+    // free for other writes, and no PostgreSQL connection sits in a transaction.
+    const meanwhile = await api.post('/v0/persons', { name: 'Meanwhile' }, withKey('meanwhile'));
+    expect(meanwhile.status).toBe(201);
+    if (onPostgres) expect(await idleInTransaction()).toBe(0);
+    expect(tested).toBe(false);
+
+    const answer = await test;
+    expect(answer.status).toBe(200);
+    expect(answer.body.state).toBe('succeeded');
+  });
+
+  it('keeps its claim alive while it runs, and commits nothing once a retry has taken the claim over', async () => {
+    const slow = await receiver(() => ({ status: 204, delayMs: 6_000 }));
+    const { subscriptionId } = await subscribe(api, { url: slow.url, events: [] });
+    const test = api.post(`/v0/webhook_subscriptions/${subscriptionId}/test`, {}, withKey('taken-over'));
+    expect(await eventually(async () => slow.received.length === 1, 10_000)).toBe(true);
+    const claimed = await keptRow('taken-over');
+    expect(claimed.status_code).toBeNull();
+    expect(
+      await eventually(async () => (await keptRow('taken-over')).locked_at > claimed.locked_at, 5_000),
+    ).toBe(true);
+
+    // What a retry does when it finds the claim abandoned (its holder stalled past the window).
+    await keys()
+      .updateTable('idempotency_keys')
+      .set({ claim_token: 'a-retry-took-it-over' })
+      .where('key', '=', 'taken-over')
+      .execute();
+    const answer = await test;
+    expect(answer.status).toBe(409);
+    expect(answer.body.code).toBe('conflict');
+    expect(answer.headers.get('location')).toBeNull();
+    const deliveries = await api.get(`/v0/webhook_subscriptions/${subscriptionId}/deliveries`);
+    expect(deliveries.body.items).toEqual([]);
+    expect((await keptRow('taken-over')).status_code).toBeNull();
   });
 });

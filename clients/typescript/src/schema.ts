@@ -858,7 +858,7 @@ export interface paths {
     put?: never;
     /**
      * Create a webhook subscription
-     * @description Returns the signing secret (whsec_…) once. `events: null` (the default) selects every kind, `[]` none. The URL must be absolute http(s) without credentials and may not point at loopback, private, link-local or multicast addresses.
+     * @description Returns the signing secret (whsec_…) once. `events: null` (the default) selects every kind, `[]` none. The URL must be absolute http(s) without credentials and may not point at loopback, private, link-local or multicast addresses. A retry with the same `Idempotency-Key` replays this answer (`Idempotent-Replayed: true`) with the secret masked: `whsec_` followed by one `*` for each of its other characters. The secret itself is not kept; a client that lost it rotates the secret to get a new one.
      */
     post: operations['createWebhookSubscription'];
     delete?: never;
@@ -903,7 +903,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate the signing secret
-     * @description Returns the new secret once. For 24 hours deliveries carry two signatures, one per secret.
+     * @description Returns the new secret once. For 24 hours deliveries carry two signatures, one per secret. A retry with the same `Idempotency-Key` replays this answer (`Idempotent-Replayed: true`) with the secret masked: `whsec_` followed by one `*` for each of its other characters. The secret itself is not kept; a client that lost it rotates the secret to get a new one.
      */
     post: operations['rotateWebhookSecret'];
     delete?: never;
@@ -2841,7 +2841,7 @@ export interface components {
       createdAt: string;
       /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
       updatedAt: string;
-      /** @description whsec_…: shown only here; verify signatures with it */
+      /** @description whsec_…: shown only here; verify signatures with it. In a replay of this answer to a retry with the same Idempotency-Key it is masked: whsec_ followed by asterisks. */
       secret: string;
     };
     /** WebhookTestData */

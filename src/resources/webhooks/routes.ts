@@ -28,6 +28,9 @@ import {
 
 const tags = ['Webhooks'];
 const BASE = '/v0/webhook_subscriptions';
+/** What a retry with the same Idempotency-Key gets instead of the secret: no secret is kept in plain text. */
+const MASKED_ON_REPLAY =
+  'A retry with the same `Idempotency-Key` replays this answer (`Idempotent-Replayed: true`) with the secret masked: `whsec_` followed by one `*` for each of its other characters. The secret itself is not kept; a client that lost it rotates the secret to get a new one.';
 
 export async function webhookRoutes(api: Api): Promise<void> {
   const policy = { allowPrivate: api.allowPrivateWebhooks };
@@ -36,12 +39,12 @@ export async function webhookRoutes(api: Api): Promise<void> {
   api.post(
     BASE,
     {
+      config: { secretFields: ['secret'] },
       schema: {
         tags,
         operationId: 'createWebhookSubscription',
         summary: 'Create a webhook subscription',
-        description:
-          'Returns the signing secret (whsec_…) once. `events: null` (the default) selects every kind, `[]` none. The URL must be absolute http(s) without credentials and may not point at loopback, private, link-local or multicast addresses.',
+        description: `Returns the signing secret (whsec_…) once. \`events: null\` (the default) selects every kind, \`[]\` none. The URL must be absolute http(s) without credentials and may not point at loopback, private, link-local or multicast addresses. ${MASKED_ON_REPLAY}`,
         body: WebhookSubscriptionCreate,
         response: { 201: WebhookSubscriptionWithSecret },
       },
@@ -116,12 +119,12 @@ export async function webhookRoutes(api: Api): Promise<void> {
   api.post(
     `${BASE}/:subscription_id/rotate_secret`,
     {
+      config: { secretFields: ['secret'] },
       schema: {
         tags,
         operationId: 'rotateWebhookSecret',
         summary: 'Rotate the signing secret',
-        description:
-          'Returns the new secret once. For 24 hours deliveries carry two signatures, one per secret.',
+        description: `Returns the new secret once. For 24 hours deliveries carry two signatures, one per secret. ${MASKED_ON_REPLAY}`,
         params: SubscriptionParams,
         body: EmptyBody,
         response: { 200: WebhookSubscriptionWithSecret },

@@ -35,7 +35,10 @@ export type WebhookSubscription = Static<typeof WebhookSubscription>;
 export const WebhookSubscriptionWithSecret = Type.Object(
   {
     ...WebhookSubscription.properties,
-    secret: Type.String({ description: 'whsec_…: shown only here; verify signatures with it' }),
+    secret: Type.String({
+      description:
+        'whsec_…: shown only here; verify signatures with it. In a replay of this answer to a retry with the same Idempotency-Key it is masked: whsec_ followed by asterisks.',
+    }),
   },
   { title: 'WebhookSubscriptionWithSecret' },
 );
