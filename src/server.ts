@@ -159,6 +159,5 @@ export async function serve(config: Config): Promise<void> {
   });
   await app.listen({ host: config.host, port: config.port });
   await pages.listen({ host: config.host, port: config.pagesPort });
-  app.log.info({ pagesUrl: config.pagesUrl }, 'pages origin listening');
   worker?.start();
 }

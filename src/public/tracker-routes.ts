@@ -3,7 +3,7 @@ import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { TRACKER_SCRIPT, TRACKER_VERSION } from './tracker.ts';
 
-export const TRACKER_PATH = '/v0/public/tracker.js';
+const TRACKER_PATH = '/v0/public/tracker.js';
 /** Relative, so that the page works on whatever host serves it (the pages origin, a tenant domain). */
 export const TRACKER_SRC = `${TRACKER_PATH}?v=${TRACKER_VERSION}`;
 const TRACKER_ETAG = `"${TRACKER_VERSION}"`;

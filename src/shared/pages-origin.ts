@@ -4,7 +4,7 @@
  * tenant's pages on one shared origin; `https://{tenant}.pages.example.com` gives each tenant an
  * origin of its own, named by its slug. Either way a tenant's pages live under `/p/{slug}`.
  */
-export const TENANT_PLACEHOLDER = '{tenant}';
+const TENANT_PLACEHOLDER = '{tenant}';
 
 /** What a template may be, as a problem to report; undefined when it is fine. */
 export function templateProblem(template: string): string | undefined {
@@ -60,11 +60,6 @@ export class PagesOrigin {
     return `${this.originOf(slug)}/p/${slug}`;
   }
 
-  /** The public address of the link at `path` on the tenant's shared address. */
-  pageUrl(slug: string, path: string): string {
-    return `${this.baseOf(slug)}${path === '/' ? '' : path}`;
-  }
-
   /** Whether `host` (a Host header, with its port when it has one) is where `slug`'s pages belong. */
   isHostOf(slug: string, host: string): boolean {
     return host.toLowerCase() === hostOf(this.originOf(slug));
@@ -76,16 +71,13 @@ export class PagesOrigin {
     return this.hostPattern ? this.hostPattern.test(lower) : lower === hostOf(this.template);
   }
 
-  /** The hostname (no port) that a tenant domain must not take, as it is this origin's. */
+  /**
+   * Whether a tenant domain must not take `hostname` (no port): this origin's own hosts and the
+   * names under them, from which a page could set cookies for them.
+   */
   reservesHostname(hostname: string): boolean {
-    const withoutPort = (host: string) => host.replace(/:\d+$/, '');
-    if (!this.perTenant) return hostname === withoutPort(hostOf(this.template));
-    const [before = '', after = ''] = withoutPort(hostOf(this.template)).split(TENANT_PLACEHOLDER);
-    return (
-      hostname.startsWith(before) &&
-      hostname.endsWith(after) &&
-      hostname.length > before.length + after.length
-    );
+    const host = hostOf(this.template).replace(/:\d+$/, '');
+    return isAtOrUnder(hostname, this.perTenant ? host.slice(host.indexOf('.') + 1) : host);
   }
 }
 

@@ -89,10 +89,26 @@ describe('tenant domains', () => {
     expect(unknown.body.errors[0].path).toBe('/body/verified');
   });
 
-  it("refuses the pages origin's own hosts", async () => {
-    const response = await api.post('/v0/tenant_domains', { hostname: 'someone.pages.example' });
-    expect(response.status).toBe(400);
-    expect(response.body.errors[0].path).toBe('/body/hostname');
+  it("refuses the pages origin's own hosts, and the names under them", async () => {
+    for (const hostname of ['someone.pages.example', 'pages.example', 'deep.someone.pages.example']) {
+      const response = await api.post('/v0/tenant_domains', { hostname });
+      expect(response.status, hostname).toBe(400);
+      expect(response.body.errors[0].path).toBe('/body/hostname');
+    }
+    expect((await api.post('/v0/tenant_domains', { hostname: 'pages.example.org' })).status).toBe(201);
+  });
+
+  it("refuses the shared pages origin's host and the names under it", async () => {
+    const shared = await startServer({ pagesUrl: 'http://pages.tailor.example:{port}' });
+    try {
+      const tenant = await shared.newTenant();
+      for (const hostname of ['pages.tailor.example', 'acme.pages.tailor.example']) {
+        expect((await tenant.post('/v0/tenant_domains', { hostname })).status, hostname).toBe(400);
+      }
+      expect((await tenant.post('/v0/tenant_domains', { hostname: 'go.tailor.example' })).status).toBe(201);
+    } finally {
+      await shared.close();
+    }
   });
 
   it('one tenant per hostname across the service: 409 alike for a duplicate and for another tenant’s', async () => {

@@ -30,10 +30,13 @@ export type DomainCheck = (db: TenantDb, tenantDomainId: string, path: string) =
  * Where the tenant's links are served: the address a link's path follows, on the tenant's shared
  * address (`shared`) and on each of the named domains that still exists.
  */
-export type LinkPrefixes = (
-  db: TenantDb,
-  tenantDomainIds: string[],
-) => Promise<{ shared: string; domains: Map<string, string> }>;
+export type LinkPrefixes = (db: TenantDb, tenantDomainIds: string[]) => Promise<Prefixes>;
+
+interface Prefixes {
+  shared: string;
+  /** By tenant domain id. */
+  domains: Map<string, string>;
+}
 
 /** What the page-link rules need from other resources (src/wiring.ts answers). */
 export interface PageLinkNeeds {
@@ -45,7 +48,7 @@ export interface PageLinkNeeds {
 /** The first segment of every endpoint of the pages origin: a link on a tenant domain may not take it. */
 const RESERVED_SEGMENT = 'v0';
 
-function present(row: PageLinkRow, prefixes: Awaited<ReturnType<LinkPrefixes>>): PageLink {
+function present(row: PageLinkRow, prefixes: Prefixes): PageLink {
   const prefix = row.tenant_domain_id === null ? prefixes.shared : prefixes.domains.get(row.tenant_domain_id);
   return {
     pageLinkId: row.id,

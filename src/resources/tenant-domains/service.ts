@@ -9,6 +9,7 @@ import {
   deleteTenantDomainRow,
   findHeldHostname,
   findTenantDomain,
+  findTenantDomains,
   insertTenantDomain,
   listTenantDomains,
   type TenantDomainRow,
@@ -102,14 +103,10 @@ export async function assertTenantDomain(db: TenantDb, id: string, path: string)
     throw invalidField(path, `names no tenant domain of this tenant (${id})`);
 }
 
-/** The hostname of each of the tenant's domains named, for building links' addresses. */
+/** The hostname of each of the tenant's domains named, for building links' addresses: one query. */
 export async function hostnamesOf(db: TenantDb, ids: string[]): Promise<Map<string, string>> {
-  const hostnames = new Map<string, string>();
-  for (const id of new Set(ids)) {
-    const row = await findTenantDomain(db, id);
-    if (row) hostnames.set(id, row.hostname);
-  }
-  return hostnames;
+  const rows = await findTenantDomains(db, [...new Set(ids)]);
+  return new Map(rows.map((row) => [row.id, row.hostname]));
 }
 
 /** Who holds `hostname`, across every tenant: for routing a request by its Host, and the TLS check. */

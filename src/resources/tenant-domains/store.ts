@@ -21,6 +21,14 @@ export function findTenantDomain(
   return db.selectFrom('tenant_domains').select(COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
+export function findTenantDomains(
+  db: TenantDb<TenantDomainsTables>,
+  ids: string[],
+): Promise<TenantDomainRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('tenant_domains').select(COLUMNS).where('id', 'in', ids).execute();
+}
+
 export async function deleteTenantDomainRow(db: TenantDb<TenantDomainsTables>, id: string): Promise<void> {
   await db.deleteFrom('tenant_domains').where('id', '=', id).execute();
 }
