@@ -213,7 +213,7 @@ function publicLimitsOf(options: AppOptions): PublicLimits {
       redis: options.redis,
     }),
     visitorLimits: createVisitorLimits({
-      requestsPerSecond: options.publicRateLimitRps ?? 0,
+      enabled: (options.publicRateLimitRps ?? 0) > 0,
       visitorsPerHour: options.publicVisitorsPerHour ?? DEFAULT_VISITORS_PER_HOUR,
       redis: options.redis,
     }),

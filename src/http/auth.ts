@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../db/connection.ts';
 import type { TenantDb } from '../db/tenant-db.ts';
 import { AppError } from '../shared/errors.ts';
+import { clientKey } from './client-address.ts';
 import type { RateLimit } from './rate-limit.ts';
 
 /** Who is calling: the tenant and key an API key belongs to. */
@@ -60,7 +61,7 @@ export function requireApiKey(
     } catch (error) {
       if (!isAuthenticationFailure(error)) throw error;
       reply.header('WWW-Authenticate', 'ApiKey header="x-api-key"');
-      await failures.take(request.ip, reply);
+      await failures.take(clientKey(request.ip), reply);
       throw error;
     }
     if (caller.readOnly && !READ_METHODS.has(request.method)) {

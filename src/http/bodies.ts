@@ -63,7 +63,10 @@ export function acceptJsonBodies(app: FastifyInstance, limit: number): void {
   });
 }
 
-/** JSON sent as text/plain, as navigator.sendBeacon sends a string body, read like any JSON body. */
-export function acceptBeaconBodies(scope: FastifyInstance, limit: number): void {
-  scope.addContentTypeParser('text/plain', { parseAs: 'buffer', bodyLimit: limit }, jsonParser(scope));
+/**
+ * JSON sent as text/plain, as navigator.sendBeacon sends a string body, read like any JSON body, up
+ * to the route's body limit.
+ */
+export function acceptBeaconBodies(scope: FastifyInstance): void {
+  scope.addContentTypeParser('text/plain', { parseAs: 'buffer' }, jsonParser(scope));
 }

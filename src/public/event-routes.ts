@@ -32,9 +32,11 @@ export async function eventRoutes(app: Api): Promise<void> {
         pageLinkId: token.pageLinkId,
         arm: token.arm,
       };
-      const accepted = await recordVisit(db, visit, events, Date.now(), () =>
-        app.visitorLimits.newSession(visitor, token.audienceId, reply),
-      );
+      const { visitorLimits } = app;
+      const admitSession = visitorLimits.on
+        ? () => visitorLimits.newSession(visitor, token.audienceId, reply)
+        : undefined;
+      const accepted = await recordVisit(db, visit, events, Date.now(), admitSession);
       app.metrics.eventsIngested.inc(accepted);
       return { accepted };
     },

@@ -25,8 +25,11 @@ export async function formRoutes(app: Api): Promise<void> {
       const { token, db } = requireToken(app, value);
       const visitor = { token: value, address: request.ip };
       await app.visitorLimits.formSubmission(visitor, reply);
+      const { visitorLimits } = app;
       const accepted = await submitForm(db, token, submission, {
-        admitSession: () => app.visitorLimits.newSession(visitor, token.audienceId),
+        ...(visitorLimits.on && {
+          admitSession: () => visitorLimits.newSession(visitor, token.audienceId),
+        }),
       });
       app.metrics.formsIngested.inc();
       return reply.code(201).send(accepted);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import ipaddr from 'ipaddr.js';
+import { clientKey } from '../http/client-address.ts';
 import { createQuota, createRateLimit } from '../http/rate-limit.ts';
 
 /**
@@ -16,8 +16,8 @@ const FORMS_PER_TOKEN = 3;
 const HOUR_S = 3600;
 
 export interface VisitorLimitOptions {
-  /** TAILOR_PUBLIC_RATE_LIMIT_RPS: 0 turns every limit of the visitor side off. */
-  requestsPerSecond: number;
+  /** False when TAILOR_PUBLIC_RATE_LIMIT_RPS is 0, which turns every limit of the visitor side off. */
+  enabled: boolean;
   /**
    * TAILOR_PUBLIC_VISITORS_PER_HOUR: the real visitors one client address may stand for in an hour
    * (a company's or a carrier's NAT): new sessions per audience, and forms; 0 turns these two off.
@@ -35,6 +35,8 @@ export interface VisitorOrigin {
 
 /** The limits of anonymous writes beyond the per-address request rate; each throws 429 rate_limited. */
 export interface VisitorLimits {
+  /** Whether any limit applies: when none does, a write need not ask whether its session is new. */
+  readonly on: boolean;
   /** Counts an event batch of a page view. */
   eventBatch(origin: VisitorOrigin, reply: FastifyReply): Promise<void>;
   /** Counts a form submission, per page view and per address. */
@@ -48,25 +50,15 @@ function tokenKey(token: string): string {
   return createHash('sha256').update(token).digest('base64url').slice(0, 22);
 }
 
-/**
- * The client an address stands for: an IPv4 address, or the /64 network of an IPv6 one, since a
- * home or an office gets a /64 at least and may send from any address of it.
- */
-export function clientKey(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv4') return parsed.toString();
-  return `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`).toString()}/64`;
-}
-
 const NO_LIMITS: VisitorLimits = {
+  on: false,
   eventBatch: async () => {},
   formSubmission: async () => {},
   newSession: async () => {},
 };
 
 export function createVisitorLimits(options: VisitorLimitOptions): VisitorLimits {
-  if (options.requestsPerSecond === 0) return NO_LIMITS;
+  if (!options.enabled) return NO_LIMITS;
   const { redis } = options;
   const hourly = (name: string, points: number, counts: string) =>
     createQuota({ name, points, windowSeconds: HOUR_S, counts, redis });
@@ -91,6 +83,7 @@ export function createVisitorLimits(options: VisitorLimitOptions): VisitorLimits
   );
 
   return {
+    on: true,
     eventBatch: ({ token }, reply) => batchesPerToken.take(tokenKey(token), reply),
     async formSubmission({ token, address }, reply) {
       await formsPerToken.take(tokenKey(token), reply);

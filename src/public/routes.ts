@@ -2,6 +2,7 @@ import compress from '@fastify/compress';
 import cors from '@fastify/cors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptBeaconBodies } from '../http/bodies.ts';
+import { clientKey } from '../http/client-address.ts';
 import type { Api } from '../http/types.ts';
 import { AppError } from '../shared/errors.ts';
 import type { PagesOrigin } from '../shared/pages-origin.ts';
@@ -68,7 +69,7 @@ async function reportScope(app: Api): Promise<void> {
   });
   app.addHook('onRequest', refuseBadPreflight);
   await app.register(cors, { origin: '*', methods: ['GET', 'POST'], maxAge: 86_400 });
-  acceptBeaconBodies(app, VISITOR_BODY_LIMIT);
+  acceptBeaconBodies(app);
   await app.register(eventRoutes);
   await app.register(formRoutes);
 }
@@ -78,7 +79,7 @@ async function reportScope(app: Api): Promise<void> {
  * key; the page's signed token is the credential. Limited per client IP.
  */
 export async function publicRoutes(app: Api, options: PublicRouteOptions): Promise<void> {
-  app.addHook('onRequest', (request, reply) => app.publicRateLimit.take(request.ip, reply));
+  app.addHook('onRequest', (request, reply) => app.publicRateLimit.take(clientKey(request.ip), reply));
   await app.register(pageScope, options);
   await app.register(reportScope);
 }

@@ -45,7 +45,11 @@ export function issueToken(signer: Signer, token: PageToken): string {
 
 /** The token's claims, or undefined when it is forged, altered or expired. */
 export function readToken(signer: Signer, value: string, now: number): PageToken | undefined {
-  const [encoded = '', signature = ''] = value.split('.');
+  const parts = value.split('.');
+  // Exactly two parts: a token is one string, so that limits counted per token cannot be escaped
+  // with a suffix its signature does not cover.
+  if (parts.length !== 2) return undefined;
+  const [encoded = '', signature = ''] = parts;
   if (!signer.verify(PURPOSE, encoded, signature)) return undefined;
   const payload = JSON.parse(Buffer.from(encoded, 'base64url').toString()) as Payload;
   if (payload.e <= now) return undefined;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clientKey } from '../../src/public/limits.ts';
+import { clientKey } from '../../src/http/client-address.ts';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { Signer } from '../../src/shared/signing.ts';
@@ -175,9 +175,33 @@ describe('client addresses', () => {
     expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
     expect(clientKey('203.0.113.7')).not.toBe(clientKey('203.0.113.8'));
   });
+
+  it('gives an IPv6 client one request budget however many addresses of its /64 it sends from', async () => {
+    const server = await limitedServer({ publicRateLimitRps: 1, trustProxy: ['127.0.0.1'] });
+    const from = (address: string) =>
+      server.visitor().get('/v0/public/tracker.js', { headers: { 'x-forwarded-for': address } });
+    const statuses = [];
+    for (let i = 1; i <= 4; i++) statuses.push((await from(`2001:db8:1:2::${i}`)).status);
+    expect(statuses.slice(0, 2)).toEqual([200, 200]);
+    expect(statuses.slice(2)).toEqual([429, 429]);
+    expect((await from('2001:db8:1:3::1')).status).toBe(200);
+  });
 });
 
 describe('what one page view (its token) may write', () => {
+  it('is not escaped by a suffix on its token: a token of more than two parts is no token', async () => {
+    const s = await site(await limitedServer());
+    const token = pageView(s);
+    for (const suffix of ['.1', '.2', '.']) {
+      const events = await report(s, `${token}${suffix}`, randomUUID());
+      expect(events.status).toBe(400);
+      expect(events.body.errors[0].path).toBe('/body/token');
+      expect((await submit(s, `${token}${suffix}`)).status).toBe(400);
+    }
+    expect(await storedCount(s, 'sessions')).toBe(0);
+    expect(await storedCount(s, 'form_submissions')).toBe(0);
+  });
+
   it('starts at most 2 sessions', async () => {
     const s = await site(await limitedServer());
     const token = pageView(s);

@@ -10,9 +10,10 @@ import type { Dialect } from '../dialect.ts';
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema
     .alterTable('person_logs')
-    .addColumn('source', 'text', (c) => c.notNull().defaultTo('user'))
+    .addColumn('source', 'text', (c) => c.notNull().defaultTo('visitor'))
     .execute();
-  await sql`UPDATE person_logs SET source = 'visitor' WHERE kind = 'activity'`.execute(db);
+  // An entry that says nothing of its source is taken for a visitor's, which never guides generation.
+  await sql`UPDATE person_logs SET source = 'user' WHERE kind = 'note'`.execute(db);
   await db.schema
     .createIndex('person_logs_from_visitors')
     .on('person_logs')

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { type Static, type TSchema, Type } from 'typebox';
+import { clientKey } from '../../http/client-address.ts';
 import { type ConcurrencyLimit, createConcurrencyLimit } from '../../http/concurrency-limit.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { Problem } from '../../http/schemas.ts';
@@ -139,8 +140,9 @@ export async function fileDownloadRoutes(
   { limits: { rate, atOnce } }: { limits: DownloadLimits },
 ): Promise<void> {
   app.addHook('onRequest', async (request, reply) => {
-    await rate.take(request.ip, reply);
-    atOnce.enter(request.ip, reply);
+    const client = clientKey(request.ip);
+    await rate.take(client, reply);
+    atOnce.enter(client, reply);
   });
 
   linkRoute(

@@ -64,8 +64,8 @@ function minus(after: Totals, before: Totals): Totals {
  * at most one a second) in most of those seconds. A batch that would take a session beyond is
  * recorded up to these totals, so that no session weighs more than a visit in analytics.
  */
-export const MAX_SESSION_TIME_MS = 4 * 60 * 60 * 1000;
-export const MAX_SESSION_INTERACTIONS = 10_000;
+const MAX_SESSION_TIME_MS = 4 * 60 * 60 * 1000;
+const MAX_SESSION_INTERACTIONS = 10_000;
 
 function apply(session: SessionRow, event: Recorded): SessionRow {
   switch (event.type) {
