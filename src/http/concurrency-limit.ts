@@ -37,6 +37,9 @@ export function createConcurrencyLimit(options: ConcurrencyLimitOptions): Concur
           `At most ${options.perKey} ${options.counts} at once per client; wait for one to finish`,
         );
       }
+      // A client gone before its turn (while the rate limit was asked) holds no slot: its close
+      // has already been told, and would never be again.
+      if (reply.raw.closed) return;
       inProgress.set(key, count + 1);
       reply.raw.once('close', () => leave(key));
     },

@@ -3,7 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Tinypool } from 'tinypool';
 import { FairQueue, QueueClosed } from '../../shared/fair-queue.ts';
 import type { CheckTask, PreviewTask } from './image-tasks.ts';
-import type { ImageType } from './images.ts';
+import { asBuffer, type ImageType } from './images.ts';
 
 /** The longest any one image's check or preview may take before its process is ended. */
 export const IMAGE_TIME_LIMIT_MS = 10_000;
@@ -15,7 +15,7 @@ const PREVIEWS_WAITING_PER_TENANT = 100;
 const IDLE_PROCESS_MS = 60_000;
 
 /** The work ran past the time limit, and its process was ended. */
-export class ImageTimeLimit extends Error {}
+class ImageTimeLimit extends Error {}
 
 /** A preview to make in the background: what the pool needs from the file's owner. */
 export interface PreviewJob {
@@ -35,8 +35,6 @@ export interface ImagePoolOptions {
 // Each process loads the TypeScript task module through the loader the server itself runs on.
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const TASKS = new URL('./image-tasks.ts', import.meta.url).href;
-
-const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /**
  * One child process (started when first needed) and the fair queue in front of it. A task that
@@ -68,15 +66,18 @@ class Lane {
 
   /** Runs the task module's export `name` in the lane's process, within the time limit. */
   async run<T>(name: 'check' | 'preview', task: CheckTask | PreviewTask): Promise<T> {
-    const timeLimit = AbortSignal.timeout(this.timeLimitMs);
+    let timeLimit: AbortSignal | undefined;
     try {
+      // A process started now (the first task, or the next after one was ended) starts untimed.
+      await this.processes.run(undefined, { name: 'ready', signal: this.stopping.signal });
+      timeLimit = AbortSignal.timeout(this.timeLimitMs);
       return await this.processes.run(task, {
         name,
         signal: AbortSignal.any([timeLimit, this.stopping.signal]),
       });
     } catch (error) {
       if (this.stopping.signal.aborted) throw new QueueClosed('The image pool was closed');
-      if (timeLimit.aborted) {
+      if (timeLimit?.aborted) {
         throw new ImageTimeLimit(
           `The image took longer than ${this.timeLimitMs / 1000} s; its work was stopped`,
         );

@@ -21,3 +21,8 @@ export const PREVIEW_TYPE = 'image/webp';
 export function isImageType(value: string): value is ImageType {
   return Object.hasOwn(IMAGE_FORMATS, value);
 }
+
+/** Bytes that crossed the image pool's channel (a plain Uint8Array) as a Buffer, without a copy. */
+export function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}

@@ -8,24 +8,20 @@ import { getFile, uploadFile } from './service.ts';
 const tags = ['Files'];
 
 export async function fileRoutes(api: Api): Promise<void> {
-  // Image bodies are accepted here only (this plugin is its own scope); JSON keeps its 1 MiB limit.
-  api.addContentTypeParser(
-    IMAGE_TYPES,
-    { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES },
-    (_request, body, done) => done(null, body),
-  );
-  // The shared handler words a too-large body for JSON bodies; a file has its own limit. A tenant
-  // with too many uploads waiting for their check may retry as soon as one is done.
+  // Image bodies are accepted here only (this plugin is its own scope), up to the route's limit.
+  api.addContentTypeParser(IMAGE_TYPES, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+  // A tenant with too many uploads waiting for their check may retry as soon as one is done.
   api.setErrorHandler((error: FastifyError | AppError, _request, reply) => {
-    if ('code' in error && error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-      throw new AppError('payload_too_large', 'A file may be at most 10 MiB (10,485,760 bytes)');
-    if (error instanceof AppError && error.code === 'rate_limited') reply.header('Retry-After', 1);
+    if (error instanceof AppError && error.code === 'rate_limited' && !reply.hasHeader('Retry-After')) {
+      reply.header('Retry-After', 1);
+    }
     throw error;
   });
 
   api.post(
     '/v0/files',
     {
+      bodyLimit: MAX_FILE_BYTES,
       // The body is raw bytes, which the service checks; its schema is there to document them.
       validatorCompiler: () => () => true,
       schema: {

@@ -5,11 +5,11 @@ import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
 import type { JobContext } from '../../jobs/types.ts';
 import type { Logger } from '../../jobs/worker.ts';
 import { AppError, invalidField, notFound } from '../../shared/errors.ts';
-import { QueueFull } from '../../shared/fair-queue.ts';
+import { QueueClosed, QueueFull } from '../../shared/fair-queue.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { downloadUrl, type LinkSigner, PREVIEW_FORMAT, storageKey } from './download-links.ts';
-import { type ImagePool, ImageTimeLimit } from './image-pool.ts';
+import type { ImagePool } from './image-pool.ts';
 import { IMAGE_FORMATS, IMAGE_TYPES, type ImageType, isImageType } from './images.ts';
 import type { File } from './schema.ts';
 import type { FileStorage } from './storage.ts';
@@ -100,8 +100,9 @@ async function isImageOf(
         'Too many uploads of this tenant are waiting to be checked; retry once some are done',
       );
     }
-    if (error instanceof ImageTimeLimit) return false;
-    throw error;
+    if (error instanceof QueueClosed) throw error;
+    // Past the time limit, or a decoder that ended its process: bytes that cannot be checked.
+    return false;
   }
 }
 
