@@ -199,7 +199,10 @@ function openPostgres(
   // this one (the statement it was running fails on its own, and the pool then drops the client).
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
-  const dialect = new PostgresDialect({ pool: bounded ? withStatementDeadline(pool, timeoutMs) : pool });
+  // The server's own answer to a statement past statement_timeout comes first when it can: only a
+  // statement nobody answers costs its connection.
+  const deadlineMs = timeoutMs + SERVER_ANSWER_GRACE_MS;
+  const dialect = new PostgresDialect({ pool: bounded ? withStatementDeadline(pool, deadlineMs) : pool });
   const db = new Kysely<AnyTables>({ dialect });
   const listeners = new PostgresListeners(connectionString, timeoutMs);
   const close = async () => {
@@ -208,6 +211,9 @@ function openPostgres(
   };
   return new Database(db, postgresDialect, close, listeners, pool);
 }
+
+/** How much longer than statement_timeout a statement is waited for before its connection is given up. */
+const SERVER_ANSWER_GRACE_MS = 250;
 
 export function openDatabase(options: DatabaseOptions): Database {
   const timeoutMs = options.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;

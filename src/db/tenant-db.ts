@@ -197,12 +197,18 @@ export class TenantDb<Tables = AnyTables> {
     // Counted from before SAVEPOINT to after RELEASE: a deferred transaction puts no statement of
     // a nested one, these included, under a savepoint of its own.
     const name = sql.raw(`nested_${++state.depth}`);
+    // What the savepoint's work asks for at commit is undone with it: its callbacks are dropped,
+    // and a channel it told (whose NOTIFY the rollback discards) may be told again.
+    const committed = state.committed.length;
+    const notified = new Set(state.notified);
     try {
       await sql`SAVEPOINT ${name}`.execute(this.db);
       try {
         return await work(this);
       } catch (error) {
         await sql`ROLLBACK TO SAVEPOINT ${name}`.execute(this.db);
+        state.committed.length = committed;
+        state.notified = notified;
         throw error;
       } finally {
         await sql`RELEASE SAVEPOINT ${name}`.execute(this.db);

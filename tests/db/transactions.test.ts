@@ -133,3 +133,39 @@ describe('a transaction inside another', () => {
     });
   }
 });
+
+describe('what a failed savepoint asked for at commit', () => {
+  for (const outer of ['deferred', 'ordinary'] as const) {
+    it(`is undone with it, in a${outer === 'ordinary' ? 'n' : ''} ${outer} transaction: its callbacks dropped, its channel told again by the retry`, async () => {
+      const { insert } = rows();
+      const ran: string[] = [];
+      const channel = `savepoint_${run}`;
+      let heard = 0;
+      const listening = database.listen(channel, () => heard++);
+      try {
+        const work = async (tx: TenantDb<Tables>) => {
+          await insert(tx, 'a');
+          let attempts = 0;
+          await tx.retryingTransaction(3, async (nested) => {
+            attempts++;
+            nested.afterCommit(() => ran.push(`attempt ${attempts}`));
+            await nested.notify(channel);
+            await insert(nested, attempts === 1 ? 'a' : 'b');
+          });
+        };
+        if (outer === 'ordinary') {
+          await db.transaction(work);
+        } else {
+          const transaction = db.deferredTransaction();
+          await work(transaction.db);
+          await transaction.commit();
+        }
+        expect(ran).toEqual(['attempt 2']);
+        // PostgreSQL tells other processes; SQLite has no NOTIFY, and nothing to lose.
+        if (database.dialect.name === 'postgres') await expect.poll(() => heard, { timeout: 5_000 }).toBe(1);
+      } finally {
+        await listening.close();
+      }
+    });
+  }
+});
