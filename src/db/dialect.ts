@@ -75,8 +75,8 @@ export interface Dialect {
     ids: IdRange,
   ): Expression<SqlBool>;
   /**
-   * How many of the tenant's rows of `table` match, as substringMatch, counted in the index alone;
-   * with `cap`, counting stops past `cap` matches (the answer is then `cap + 1`), so that a count
+   * How many of the tenant's rows of `table` match, as substringMatch, counted in the index alone
+   * (by reading the rows, for a query no index serves); with `cap`, counting stops past `cap` matches (the answer is then `cap + 1`), so that a count
    * of a query that most rows hold stays cheap.
    */
   countSubstringMatches(
@@ -198,16 +198,20 @@ function indexable(query: string): boolean {
   return [...query].length >= MIN_INDEXED_QUERY;
 }
 
-/** How many of the tenant's rows match `condition`, counted by reading them: for what no index serves. */
-async function countScanning(
+/**
+ * How many of the tenant's rows match `condition`, counted by reading them: for what no index
+ * serves; with `cap`, at most `cap + 1`.
+ */
+function countScanning(
   db: Kysely<unknown>,
   tenantId: string,
   table: string,
   condition: Expression<SqlBool>,
+  cap?: number,
 ): Promise<number> {
-  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM ${sql.table(table)}
-    WHERE ${sql.ref(`${table}.tenant_id`)} = ${tenantId} AND ${condition}`.execute(db);
-  return Number(rows[0]?.n ?? 0);
+  const rows = sql`SELECT 1 FROM ${sql.table(table)}
+    WHERE ${sql.ref(`${table}.tenant_id`)} = ${tenantId} AND ${condition}`;
+  return countUpTo(db, rows, cap);
 }
 
 /** How many rows `rows` selects; with `cap`, at most `cap + 1`. */
@@ -351,7 +355,8 @@ export const sqliteDialect: Dialect = {
     })})`;
   },
   async countSubstringMatches(db, tenantId, table, columns, query, cap) {
-    if (!indexable(query)) return countScanning(db, tenantId, table, likeAny(table, columns, query, 'LIKE'));
+    if (!indexable(query))
+      return countScanning(db, tenantId, table, likeAny(table, columns, query, 'LIKE'), cap);
     return countUpTo(db, sql`SELECT 1 ${tenantEntries(table, query, tenantId)}`, cap);
   },
   async createRowCounter(db, table) {
@@ -532,7 +537,7 @@ export const postgresDialect: Dialect = {
   substringMatchBetween: (table, columns, query) => likeAny(table, columns, query, 'ILIKE'),
   async countSubstringMatches(db, tenantId, table, columns, query, cap) {
     if (!postgresIndexable(query))
-      return countScanning(db, tenantId, table, likeAny(table, columns, query, 'ILIKE'));
+      return countScanning(db, tenantId, table, likeAny(table, columns, query, 'ILIKE'), cap);
     return countUpTo(
       db,
       sql`SELECT 1 FROM ${sql.table(`${table}_search`)} WHERE ${contentHolds(table, query)} AND ${ofTenant(tenantId)}`,

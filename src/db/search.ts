@@ -9,6 +9,9 @@ import type { AnyTables, TenantDb } from './tenant-db.ts';
  */
 export const NEAREST_ROWS = 2000;
 
+/** Search counts exactly up to here; beyond, totalCount is null (unknown). */
+export const SEARCH_COUNT_CAP = 10_000;
+
 /** A table's substring search: the query, and the columns it is looked for in. */
 export interface Search {
   table: string;

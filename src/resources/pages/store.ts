@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable, Updateable } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
+import { SEARCH_COUNT_CAP } from '../../db/search.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PageStatus } from './schema.ts';
 import type { PagesTable, PagesTables } from './tables.ts';
@@ -33,9 +34,6 @@ const COLUMNS = [
   'pages.deleted_at',
   'pages.audiences_count',
 ] as const;
-
-/** Search and lists count exactly up to here; page search answers null beyond. */
-export const SEARCH_COUNT_CAP = 10_000;
 
 export async function insertPage(db: TenantDb<PagesTables>, row: NewPageRow): Promise<void> {
   await db.insertInto('pages', row).execute();

@@ -1,6 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
-import { matchingPage } from '../../db/search.ts';
+import { matchingPage, SEARCH_COUNT_CAP } from '../../db/search.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PersonsTable, PersonsTables } from './tables.ts';
 
@@ -115,25 +115,14 @@ async function searchPersons(
   return pagedOf(rows, page, (row) => [row.id], await countMatches(db, query), resume);
 }
 
-/** Search counts exactly up to here; beyond, totalCount is null (unknown), as page search's is. */
-export const SEARCH_COUNT_CAP = 10_000;
-
 /**
  * How many persons hold `query`, when at most SEARCH_COUNT_CAP do: counted in the index, which
  * stops past the cap. A query that no index serves is counted row by row, in a tenant of at most
  * SEARCH_COUNT_CAP persons only.
  */
 async function countMatches(db: TenantDb<PersonsTables>, query: string): Promise<number | null> {
-  let count: number;
-  if (db.dialect.servesFromIndex(query)) {
-    count = await db.countSubstringMatches('persons', SEARCHED, query, SEARCH_COUNT_CAP);
-  } else if ((await db.rowCount('persons')) <= SEARCH_COUNT_CAP) {
-    count = await db.countRows(
-      db.selectFrom('persons').where(db.dialect.containsText('persons', SEARCHED, query)),
-    );
-  } else {
-    return null;
-  }
+  if (!db.dialect.servesFromIndex(query) && (await db.rowCount('persons')) > SEARCH_COUNT_CAP) return null;
+  const count = await db.countSubstringMatches('persons', SEARCHED, query, SEARCH_COUNT_CAP);
   return count > SEARCH_COUNT_CAP ? null : count;
 }
 
