@@ -11,7 +11,7 @@ import {
 } from '../helpers/process.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { onPostgres } from '../helpers/server.ts';
-import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { proxyToDatabase } from '../helpers/tcp-proxy.ts';
 
 // A `tailor serve` node that runs no worker, and `tailor worker` processes that poll only every
 // 30 s: what the API node commits reaches them through LISTEN/NOTIFY, at once, or not within the
@@ -150,12 +150,9 @@ describe.skipIf(!onPostgres)('workers in other processes hear of jobs through LI
     'listen again once the database is back after their connection dropped',
     async () => {
       const env = await environment();
-      const direct = new URL(env.DATABASE_URL as string);
-      const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+      const { proxy, url } = await proxyToDatabase(env.DATABASE_URL as string);
       cleanups.push(proxy.close);
-      const proxied = new URL(direct);
-      proxied.port = String(proxy.port);
-      startWorker({ ...env, DATABASE_URL: proxied.toString() });
+      startWorker({ ...env, DATABASE_URL: url });
       const api = await startApi(env);
       const database = inspect(env);
       await expect.poll(() => listeners(database, new Date(0)), { timeout: 30_000 }).toBe(1);
@@ -180,12 +177,9 @@ describe.skipIf(!onPostgres)('workers in other processes hear of jobs through LI
     'listen again once the database answers after their connection went silent (issue 21 finding 8)',
     async () => {
       const env = await environment();
-      const direct = new URL(env.DATABASE_URL as string);
-      const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+      const { proxy, url } = await proxyToDatabase(env.DATABASE_URL as string);
       cleanups.push(proxy.close);
-      const proxied = new URL(direct);
-      proxied.port = String(proxy.port);
-      startWorker({ ...env, DATABASE_URL: proxied.toString(), TAILOR_DB_TIMEOUT_MS: '1000' });
+      startWorker({ ...env, DATABASE_URL: url, TAILOR_DB_TIMEOUT_MS: '1000' });
       const api = await startApi(env);
       const database = inspect(env);
       await expect.poll(() => listeners(database, new Date(0)), { timeout: 30_000 }).toBe(1);

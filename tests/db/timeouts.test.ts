@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, sqliteFile } from '../../src/db/connection.ts';
 import { onPostgres, testDatabaseUrl } from '../helpers/server.ts';
-import { startTcpProxy } from '../helpers/tcp-proxy.ts';
+import { proxyToDatabase } from '../helpers/tcp-proxy.ts';
 
 // TAILOR_DB_TIMEOUT_MS (issue 21 finding 8): no wait on the database outlasts it, whatever the
 // database does, and a connection that stopped answering is never lent again.
@@ -54,12 +54,9 @@ describe.skipIf(!onPostgres)('PostgreSQL waits', () => {
   });
 
   it('a silent connection gives up after the timeout, is closed, and the next statement connects afresh', async () => {
-    const direct = new URL(await testDatabaseUrl());
-    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const { proxy, url } = await proxyToDatabase(await testDatabaseUrl());
     cleanups.push(proxy.close);
-    const proxied = new URL(direct);
-    proxied.port = String(proxy.port);
-    const database = open({ databaseUrl: proxied.toString(), poolSize: 1 });
+    const database = open({ databaseUrl: url, poolSize: 1 });
     await selectOne(database);
 
     proxy.stall();
@@ -74,12 +71,9 @@ describe.skipIf(!onPostgres)('PostgreSQL waits', () => {
   });
 
   it('a transaction cut short by the timeout rolls back and frees its connection at once', async () => {
-    const direct = new URL(await testDatabaseUrl());
-    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const { proxy, url } = await proxyToDatabase(await testDatabaseUrl());
     cleanups.push(proxy.close);
-    const proxied = new URL(direct);
-    proxied.port = String(proxy.port);
-    const database = open({ databaseUrl: proxied.toString(), poolSize: 1 });
+    const database = open({ databaseUrl: url, poolSize: 1 });
     const { error, ms } = await failure(() =>
       database.acrossTenants.transaction().execute(async (trx) => {
         await sql`SELECT 1`.execute(trx);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { onPostgres } from '../helpers/server.ts';
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts';
+import { proxyToDatabase, type TcpProxy } from '../helpers/tcp-proxy.ts';
 import {
   type Answer,
   afterTest,
@@ -45,13 +45,9 @@ const SILENT_DB_TIMEOUT_MS = 1_000;
 async function databaseBehindProxy(
   env: Record<string, string>,
 ): Promise<{ proxy: TcpProxy; env: Record<string, string> }> {
-  const direct = new URL(env.DATABASE_URL as string);
-  const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  const { proxy, url } = await proxyToDatabase(env.DATABASE_URL as string);
   afterTest(proxy.close);
-  const proxied = new URL(direct);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(proxy.port);
-  return { proxy, env: { ...env, DATABASE_URL: proxied.toString() } };
+  return { proxy, env: { ...env, DATABASE_URL: url } };
 }
 
 /**

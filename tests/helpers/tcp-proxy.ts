@@ -83,3 +83,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
   };
 }
+
+/** A proxy on the way to the PostgreSQL at `databaseUrl`, and that URL through it; close it when done. */
+export async function proxyToDatabase(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const direct = new URL(databaseUrl);
+  const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port || 5432) });
+  const proxied = new URL(direct);
+  proxied.hostname = '127.0.0.1';
+  proxied.port = String(proxy.port);
+  return { proxy, url: proxied.toString() };
+}

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantDb } from '../../src/db/tenant-db.ts';
@@ -25,14 +24,6 @@ function keys(): TenantDb<{ idempotency_keys: IdempotencyKeysTable }> {
 
 function keptRow(key: string) {
   return keys().selectFrom('idempotency_keys').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
-}
-
-/** Polls `condition` until it holds; false when it did not within `timeoutMs`. */
-async function eventually(condition: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await sleep(25)) {
-    if (await condition()) return true;
-  }
-  return false;
 }
 
 /** PostgreSQL sessions of the test database that hold a transaction open without running a statement. */
@@ -147,9 +138,10 @@ describe('Idempotency-Key', () => {
     expect(second.body.name).toBe('Two');
   });
 
-  it('nested transactions that lose a race run again inside the request transaction', async () => {
-    // Pairs share an email: on PostgreSQL both creates of a pair get past the check, one insert
-    // fails on the unique key, and its retryingTransaction runs again from its savepoint.
+  it('keyed creates racing for one email: one is made, the other is 409, never a 500, and each replays', async () => {
+    // Pairs share an email: on PostgreSQL both creates of a pair may get past the check, and one
+    // insert then fails on the unique key inside its request's transaction (that a nested
+    // transaction runs again from its savepoint is shown in tests/db/transactions.test.ts).
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         api.post(
@@ -230,7 +222,7 @@ describe('the transaction of a keyed request', () => {
       .finally(() => {
         tested = true;
       });
-    expect(await eventually(async () => slow.received.length === 1, 10_000)).toBe(true);
+    await expect.poll(() => slow.received.length, { timeout: 10_000 }).toBe(1);
 
     // The test send has read its subscription and waits on the receiver: SQLite's one writer is
     // free for other writes, and no PostgreSQL connection sits in a transaction.
@@ -248,12 +240,12 @@ describe('the transaction of a keyed request', () => {
     const slow = await receiver(() => ({ status: 204, delayMs: 6_000 }));
     const { subscriptionId } = await subscribe(api, { url: slow.url, events: [] });
     const test = api.post(`/v0/webhook_subscriptions/${subscriptionId}/test`, {}, withKey('taken-over'));
-    expect(await eventually(async () => slow.received.length === 1, 10_000)).toBe(true);
+    await expect.poll(() => slow.received.length, { timeout: 10_000 }).toBe(1);
     const claimed = await keptRow('taken-over');
     expect(claimed.status_code).toBeNull();
-    expect(
-      await eventually(async () => (await keptRow('taken-over')).locked_at > claimed.locked_at, 5_000),
-    ).toBe(true);
+    await expect
+      .poll(async () => (await keptRow('taken-over')).locked_at, { timeout: 5_000 })
+      .toBeGreaterThan(claimed.locked_at);
 
     // What a retry does when it finds the claim abandoned (its holder stalled past the window).
     await keys()
