@@ -60,12 +60,15 @@ describe('the pages origin, shared by every tenant', () => {
       headers: { ...key, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Nobody' }),
     });
+    await write.arrayBuffer();
     expect(write.status).toBeGreaterThanOrEqual(400);
     expect((await api.get('/v0/persons')).body.totalCount).toBe(0);
   });
 
   it('serves /v0/public/*: the tracker, events and forms, with the page token', async () => {
     const tracker = await fetch(`${server.pagesUrl}/v0/public/tracker.js`);
+    // Every answer is read to its end: one left unread holds its request open, and the server's close with it.
+    await tracker.arrayBuffer();
     expect(tracker.status).toBe(200);
     const html = await (await fetch(`${server.pagesUrl}${published.url}`)).text();
     const token = html.match(/data-tailor-token="([^"]+)"/)?.[1];
@@ -84,6 +87,7 @@ describe('the pages origin, shared by every tenant', () => {
   it("keeps the visitor id on the tenant's own path, and a page's scripts out of the origin", async () => {
     const held = await publishLinkedPage(server, api, { path: '/held', audience: { holdoutPercent: 50 } });
     const response = await fetch(`${server.pagesUrl}${held.url}`);
+    await response.arrayBuffer();
     expect(response.headers.get('set-cookie')).toContain(`Path=/p/${held.slug};`);
     expect(response.headers.get('content-security-policy')).toMatch(/^sandbox allow-scripts/);
   });
