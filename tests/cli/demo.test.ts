@@ -109,9 +109,8 @@ describe('tailor demo', () => {
       expect(elsewhere.code).toBe(1);
       expect(elsewhere.stdout).toBe('');
       expect(elsewhere.stderr).toContain(`a Tailor server (pid ${server.child.pid}) is running`);
-      expect(elsewhere.stderr).toMatch(
-        /DATABASE_URL \(or TAILOR_DATA_DIR\): the server uses SQLite at \S+, this command postgres:\/\/tailor@127\.0\.0\.1:1\/other/,
-      );
+      expect(elsewhere.stderr).toContain('DATABASE_URL (or TAILOR_DATA_DIR): the server uses ');
+      expect(elsewhere.stderr).toContain('this command postgres://tailor@127.0.0.1:1/other');
       expect(elsewhere.stderr).not.toContain('secret');
       // Without the server's PORT, the demo would print addresses nothing answers at.
       expect(elsewhere.stderr).toContain('PORT (or TAILOR_PUBLIC_URL): the server uses http://127.0.0.1:');
