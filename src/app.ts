@@ -7,7 +7,7 @@ import type { Database } from './db/connection.ts';
 import { requireApiKey } from './http/auth.ts';
 import { acceptJsonBodies } from './http/bodies.ts';
 import { clientLimits, refuseLongUrls } from './http/client-errors.ts';
-import { consoleRoutes } from './http/console.ts';
+import { consoleRoutes, rootRedirect } from './http/console.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
@@ -242,6 +242,7 @@ export async function buildApp(
   await registerOpenApi(app, options.publicUrl, webhookPathItems());
   await app.register((scope: Api) => healthRoutes(scope, options.database));
   await app.register(consoleRoutes, { prefix: '/console' });
+  await app.register(rootRedirect);
   await app.register((api: Api) => apiScope(api, options));
   await registerPublicSide(app, { pages: options.pages, servesPages: false, limits });
   return app;

@@ -9,6 +9,7 @@ import { migrateDatabase } from './db/migrate.ts';
 import { type Logger, Worker } from './jobs/worker.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { resolveSecret } from './secret.ts';
+import { recordServer } from './server-record.ts';
 import { PagesOrigin } from './shared/pages-origin.ts';
 import { Signer } from './shared/signing.ts';
 import { createFileStorage } from './storage.ts';
@@ -150,7 +151,9 @@ export async function serve(config: Config): Promise<void> {
   });
   const worker =
     config.workers > 0 ? workerFor(config, database, storage, app.log, config.workers) : undefined;
+  let forgetServer = () => {};
   signals.onStop(async () => {
+    forgetServer();
     app.draining = true;
     pages.draining = true;
     await Promise.all([app.close(), pages.close(), worker?.stop()]);
@@ -159,5 +162,6 @@ export async function serve(config: Config): Promise<void> {
   });
   await app.listen({ host: config.host, port: config.port });
   await pages.listen({ host: config.host, port: config.pagesPort });
+  forgetServer = recordServer(config);
   worker?.start();
 }

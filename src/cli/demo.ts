@@ -25,6 +25,7 @@ import { DEFAULT_TENANT_SLUG, getTenant, type Tenant } from '../resources/tenant
 import { addTopicEntry, createTopic, searchTopicItems } from '../resources/topics/service.ts';
 import { resolveSecret } from '../secret.ts';
 import { prepareDatabase } from '../server.ts';
+import { differences, runningServer, type ServerRecord } from '../server-record.ts';
 import { AppError } from '../shared/errors.ts';
 import { PagesOrigin } from '../shared/pages-origin.ts';
 import { Signer } from '../shared/signing.ts';
@@ -318,11 +319,34 @@ async function runJobs(config: Config, database: Database, storage: FileStorage)
 }
 
 /**
+ * The demo fills the database of its own environment and prints addresses from it; a server running
+ * from the same data directory with another database or other addresses would see none of it, or
+ * not answer at them, so the demo says so and stops before it writes anything.
+ */
+function refuseAnotherEnvironment(server: ServerRecord | undefined, config: Config): void {
+  const differing = server ? differences(server, config) : [];
+  if (differing.length === 0) return;
+  const lines = differing.map(
+    ({ variable, server: theirs, here }) => `  ${variable}: the server uses ${theirs}, this command ${here}`,
+  );
+  throw new AppError(
+    'validation_failed',
+    [
+      `a Tailor server (pid ${server?.pid}) is running from ${config.dataDir} with another environment:`,
+      ...lines,
+      'Run the demo with the environment the server was started with (the same variables as `npm start`).',
+    ].join('\n'),
+  );
+}
+
+/**
  * `tailor demo`: fills tenant `default` with a sample (two brands with their logos and topics,
  * published pages, persons at accounts, audiences generated and published, page links, visitor
  * sessions and two form submissions) and prints the public addresses to open.
  */
 export async function demo(config: Config): Promise<void> {
+  const server = runningServer(config);
+  refuseAnotherEnvironment(server, config);
   const database = await prepareDatabase(config);
   const images = new ImagePool();
   try {
@@ -370,7 +394,9 @@ export async function demo(config: Config): Promise<void> {
       '',
       `The console, to see and change all of it (sign in with an API key of the tenant): ${config.publicUrl}/console`,
       '',
-      'Open these while `tailor serve` is running:',
+      server
+        ? 'Open these (the server is running with this environment):'
+        : 'Open these once the server runs with this same environment (`npm start`):',
       ...made.map(({ link, audience }) => `  ${link.url}  (${audience.effectiveName})`),
       '',
       'Analytics, persons and accounts are in the API: see docs/forms.md ("Try it").',

@@ -86,3 +86,8 @@ export async function consoleRoutes(
   app.get('', { schema: { hide: true } }, serveIndex);
   app.get('/*', { schema: { hide: true } }, serveIndex);
 }
+
+/** The API origin's root is where a person who typed its address lands: the console. */
+export async function rootRedirect(app: FastifyInstance): Promise<void> {
+  app.get('/', { schema: { hide: true } }, (_request, reply) => reply.redirect('/console', 302));
+}

@@ -96,4 +96,41 @@ describe('tailor demo', () => {
       await server.exited;
     }
   });
+
+  it("refuses to fill another database than the running server's, naming what differs", async () => {
+    environment = await freshEnvironment();
+    const server = await startServe(environment.env);
+    try {
+      const elsewhere = await tailor(['demo'], {
+        ...environment.env,
+        DATABASE_URL: 'postgres://tailor:secret@127.0.0.1:1/other',
+        TAILOR_SECRET: 'a-secret-of-at-least-thirty-two-characters',
+      });
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stdout).toBe('');
+      expect(elsewhere.stderr).toContain(`a Tailor server (pid ${server.child.pid}) is running`);
+      expect(elsewhere.stderr).toContain('DATABASE_URL (or TAILOR_DATA_DIR): the server uses ');
+      expect(elsewhere.stderr).toContain('this command postgres://tailor@127.0.0.1:1/other');
+      expect(elsewhere.stderr).not.toContain('secret');
+      // Without the server's PORT, the demo would print addresses nothing answers at.
+      expect(elsewhere.stderr).toContain('PORT (or TAILOR_PUBLIC_URL): the server uses http://127.0.0.1:');
+
+      const alike = await tailor(['demo'], {
+        ...environment.env,
+        HOST: '127.0.0.1',
+        PORT: new URL(server.url).port,
+        TAILOR_PAGES_PORT: new URL(server.pagesUrl).port,
+      });
+      expect(alike.code, alike.stderr).toBe(0);
+      expect(alike.stdout).toContain('Open these (the server is running with this environment):');
+      expect(alike.stdout).toContain(`  ${server.pagesUrl}/p/default/`);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    // A server that has stopped holds nothing back.
+    const after = await tailor(['demo'], environment.env);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toContain('Open these once the server runs with this same environment');
+  });
 });

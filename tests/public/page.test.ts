@@ -522,6 +522,7 @@ describe('brands', () => {
     const header = body.slice(body.indexOf('<header'), body.indexOf('</header>'));
     expect(header).toContain('<a class="brand" href="https://acme.example">');
     expect(header).toMatch(signedFileUrl(fileId));
+    expect(body.match(/<link rel="icon" href="([^"]+)">/)?.[1]).toMatch(signedFileUrl(fileId));
     expect(header).toContain('<span>Acme Rockets</span>');
     expect(body).toContain('<html lang="en" style="--accent:#1e3a8a;--glow:#f97316">');
     expect(body).toContain('<p class="footer-text">Acme Rockets Ltd, 1 Launch Pad</p>');
@@ -540,6 +541,20 @@ describe('brands', () => {
     expect(body).toContain('<span class="brand"><span>Spring at Acme</span></span>');
     expect(body).not.toContain('class="legal"');
     expect(body).not.toContain(escapeHtml(await tenantName(client)));
+  });
+
+  it('without a profile or a title of its own, the header names nothing: never the internal name', async () => {
+    const client = await server.newTenant();
+    const published = await publishPage({ name: 'Q3 outbound test 7' }, {}, { client, personalize: false });
+    const { body } = await visit(published.url);
+    const header = body.slice(body.indexOf('<header'), body.indexOf('</header>'));
+    expect(header).not.toContain('class="brand"');
+    expect(header).not.toContain('Q3 outbound test 7');
+  });
+
+  it('declares its icon: the brand logo, else none, so no browser asks for /favicon.ico', async () => {
+    const { body } = await visit((await publishPage({}, {}, { personalize: false })).url);
+    expect(body).toContain('<link rel="icon" href="data:,">');
   });
 
   it('a light brand colour is not used where white text must be read on it', async () => {

@@ -35,6 +35,13 @@ describe('the pages origin, shared by every tenant', () => {
     }
   });
 
+  it("the API origin's root leads to the console; the pages origin's does not", async () => {
+    const root = await fetch(`${server.url}/`, { redirect: 'manual' });
+    await root.arrayBuffer();
+    expect(root.status).toBe(302);
+    expect(root.headers.get('location')).toBe('/console');
+  });
+
   it('serves nothing of the API, the console or the operations endpoints', async () => {
     const key = { 'x-api-key': api.apiKey as string };
     for (const path of [

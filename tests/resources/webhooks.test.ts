@@ -492,6 +492,8 @@ describe('receiver URL rules', () => {
       const created = await client.post(BASE, { url: target });
       expect(created.status).toBe(400);
       expect(created.body.errors.map((error: { path: string }) => error.path)).toEqual(['/body/url']);
+      // Whoever tries Tailor with a receiver on their own machine learns the setting that allows it.
+      expect(JSON.stringify(created.body.errors)).toContain('TAILOR_WEBHOOK_ALLOW_PRIVATE=true');
       expect((await client.get(BASE)).body.totalCount).toBe(0);
 
       const existing = await subscribe(client, { url: 'https://93.184.215.14/hooks' });

@@ -23,9 +23,16 @@ export function isPublicAddress(address: string): boolean {
 
 export class PrivateAddressError extends Error {}
 
+/** Said with every refusal, so that someone trying Tailor on one machine learns the way out. */
+const LOCAL_TESTING =
+  'a server run for local testing takes receivers on private addresses with TAILOR_WEBHOOK_ALLOW_PRIVATE=true';
+
 function assertPublic(host: string, addresses: string[]): void {
   const blocked = addresses.find((address) => !isPublicAddress(address));
-  if (blocked) throw new PrivateAddressError(`${host} resolves to ${blocked}, which is not a public address`);
+  if (blocked)
+    throw new PrivateAddressError(
+      `${host} resolves to ${blocked}, which is not a public address (${LOCAL_TESTING})`,
+    );
 }
 
 function bareHost(hostname: string): string {

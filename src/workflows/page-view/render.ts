@@ -285,23 +285,37 @@ ${brand ? html`<p class="legal">© ${new Date().getFullYear()} ${brand.name}</p>
 </div></footer>`;
 }
 
-/** The header's name: the brand's (with its logo when it has one), else the page's own title. */
-function masthead(view: PageShown, images: ImageUrls, metadata: PageMetadata): Html {
-  const name = view.brand?.name ?? (metadata.ogSiteName || view.page.title);
+/**
+ * The header's name: the brand's (with its logo when it has one), else the site name or title the
+ * tenant gave the page. Never the page's internal name, nor a generated title, which would repeat
+ * the headline: without any of these the header holds only its action.
+ */
+function masthead(view: PageShown, images: ImageUrls): Html {
+  const own = view.audience.effectiveMetadata;
+  const name = view.brand?.name ?? (own?.ogSiteName || own?.title);
   const logoUrl = view.brand?.logoAssetId ? images.assets.get(view.brand.logoAssetId) : undefined;
   const website = linkTarget(view.brand?.website ?? undefined);
-  const mark = html`${logoUrl ? html`<img class="brand-logo" src="${logoUrl}" alt="">` : ''}<span>${name}</span>`;
+  if (!name && !logoUrl) return html``;
+  const mark = html`${logoUrl ? html`<img class="brand-logo" src="${logoUrl}" alt="">` : ''}${name ? html`<span>${name}</span>` : ''}`;
   return website
     ? html`<a class="brand" href="${website}">${mark}</a>`
     : html`<span class="brand">${mark}</span>`;
 }
 
-function htmlDocument(head: { title: string; tags: Part[]; style?: string }, body: Part): string {
+/**
+ * `icon` is the brand's logo; without one the page says it has no icon (`data:,`), so that no
+ * browser asks the pages origin for a /favicon.ico that no tenant put there.
+ */
+function htmlDocument(
+  head: { title: string; tags: Part[]; style?: string; icon?: string },
+  body: Part,
+): string {
   return html`<!doctype html>
 <html lang="en"${head.style ? html` style="${head.style}"` : ''}>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="${head.icon ?? 'data:,'}">
 <title>${head.title}</title>${head.tags}
 <style>${raw(PAGE_STYLES)}</style>
 </head>
@@ -336,7 +350,7 @@ export function renderPage({ view, images, visit }: PageModel): string {
     : '';
   const body = html`<body>
 ${visit ? '' : html`<p class="preview-note">Preview: visitors are not counted and the form sends nothing.</p>`}
-<header class="site-header"><div class="wrap">${masthead(view, images, metadata)}${header ? button(header, 'small') : ''}</div></header>
+<header class="site-header"><div class="wrap">${masthead(view, images)}${header ? button(header, 'small') : ''}</div></header>
 <main>
 <section class="hero"><div class="wrap">
 <h1>${view.content.headline}</h1>
@@ -351,7 +365,12 @@ ${footer(view)}
 ${tracker}${scripts}
 </body>`;
   return htmlDocument(
-    { title, tags: metaTags(metadata, images, title), style: colorStyle(view, metadata.themeColor) },
+    {
+      title,
+      tags: metaTags(metadata, images, title),
+      style: colorStyle(view, metadata.themeColor),
+      icon: view.brand?.logoAssetId ? images.assets.get(view.brand.logoAssetId) : undefined,
+    },
     body,
   );
 }

@@ -13,7 +13,8 @@ a{color:var(--accent)}
 .wrap{max-width:1120px;margin:0 auto;padding:0 24px}
 .site-header{position:sticky;top:0;z-index:10;background:rgba(255,255,255,.86);backdrop-filter:saturate(180%) blur(12px);-webkit-backdrop-filter:saturate(180%) blur(12px);border-bottom:1px solid var(--line)}
 .site-header .wrap{display:flex;align-items:center;justify-content:space-between;gap:16px;min-height:68px}
-.brand{display:inline-flex;align-items:center;gap:10px;font-weight:750;font-size:1.125rem;letter-spacing:-.01em;overflow-wrap:anywhere;color:inherit;text-decoration:none}
+.brand{display:inline-flex;align-items:center;gap:10px;font-weight:750;font-size:1.125rem;letter-spacing:-.01em;overflow-wrap:break-word;min-width:0;color:inherit;text-decoration:none}
+.site-header .button{flex-shrink:1}
 .brand-logo{display:block;height:32px;width:auto;max-width:140px;object-fit:contain}
 .preview-note{margin:0;padding:8px 24px;background:#fef3c7;color:#78350f;font-size:.9rem;text-align:center}
 .button{font:inherit;display:inline-flex;align-items:center;justify-content:center;gap:8px;padding:.8rem 1.4rem;border-radius:999px;border:1.5px solid var(--accent);font-weight:650;line-height:1.2;text-decoration:none;text-align:center;cursor:pointer;transition:transform .15s ease,box-shadow .15s ease,background-color .15s ease}
@@ -79,7 +80,11 @@ a{color:var(--accent)}
 .logos{gap:16px 28px}
 .logos img{height:32px}
 .form-grid{grid-template-columns:1fr}
-.site-header .wrap{min-height:60px}
+.site-header .wrap{min-height:60px;gap:10px}
+.brand{font-size:1rem;gap:8px}
+.brand-logo{height:26px}
+.button--small{padding:.5rem .9rem;font-size:.875rem}
 }
+@media (max-width:400px){.wrap{padding:0 16px}}
 @media (prefers-reduced-motion:reduce){html{scroll-behavior:auto}*{transition:none!important}}
 `;
