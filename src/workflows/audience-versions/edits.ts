@@ -3,7 +3,7 @@ import type { AudienceVersionWithContent, VersionContent } from '../../resources
 import type { AudienceRow, Draft } from '../../resources/audiences/service.ts';
 import * as audiences from '../../resources/audiences/service.ts';
 import { AppError, invalidFields } from '../../shared/errors.ts';
-import { checkContent, rulesFor } from '../personalization/check.ts';
+import { type CheckRules, checkContent, rulesFor } from '../personalization/check.ts';
 import { metadataFor } from '../personalization/compose.ts';
 import type { PersonalizationInput } from '../personalization/input.ts';
 import { gather } from './gather.ts';
@@ -18,7 +18,11 @@ type Edit = AudienceVersionUpdate['content'];
  * What an edit is checked against: what generation would gather for the audience now, with the
  * context the version was queued with kept private too, should the audience's have changed since.
  */
-async function rulesForEdit(db: TenantDb, audience: AudienceRow, draft: Draft) {
+async function rulesForEdit(
+  db: TenantDb,
+  audience: AudienceRow,
+  draft: Draft,
+): Promise<{ input: PersonalizationInput; rules: CheckRules }> {
   const input = await gather(db, audience);
   const contexts = new Set([input.private.context, draft.row.supplementary_context].filter(Boolean));
   const checked = { ...input, private: { ...input.private, context: [...contexts].join('\n') } };
@@ -39,7 +43,7 @@ function edited(content: VersionContent, edit: Edit, input: PersonalizationInput
  * in the request. The parts it leaves were checked when they were written, and the actions are the
  * page's, which an edit cannot change.
  */
-function assertPasses(content: VersionContent, edit: Edit, rules: ReturnType<typeof rulesFor>): void {
+function assertPasses(content: VersionContent, edit: Edit, rules: CheckRules): void {
   const written = EDITABLE.filter((part) => edit[part] !== undefined);
   const problems = checkContent(content, rules).filter((problem) =>
     written.some((part) => problem.path === `/${part}` || problem.path.startsWith(`/${part}/`)),
