@@ -52,8 +52,12 @@ export function notFound(what: string): AppError {
   return new AppError('not_found', `${what} not found`);
 }
 
+export function invalidFields(errors: FieldError[]): AppError {
+  return new AppError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
+}
+
 export function invalidField(path: string, message: string): AppError {
-  return new AppError('validation_failed', `${path} ${message}`, [{ path, message }]);
+  return invalidFields([{ path, message }]);
 }
 
 export function invalidState(message: string): AppError {

@@ -43,7 +43,11 @@ async function makeFixtures(): Promise<void> {
   ).personLogId;
   ids.page_id = (await created(api.post('/v0/pages', SAMPLE_PAGE))).pageId;
   await created(api.post(`/v0/pages/${ids.page_id}/publish`));
-  ids.audience_id = (await created(api.post(`/v0/pages/${ids.page_id}/audiences`, {}))).audienceId;
+  const audience = await created(api.post(`/v0/pages/${ids.page_id}/audiences`, {}));
+  ids.audience_id = audience.audienceId;
+  // Version 1, generated: a draft, which the version edit's example edits.
+  ids.version_id = audience.latestVersion.versionId;
+  await server.worker().drain();
   ids.topic_id = (await created(api.post('/v0/topics', { title: 'Product facts' }))).topicId;
   ids.topic_entry_id = (
     await created(

@@ -78,6 +78,8 @@ describe('operations endpoints', () => {
         'DELETE /v0/pages/{page_id}/audiences/{audience_id}',
         'POST /v0/pages/{page_id}/audiences/{audience_id}/versions',
         'GET /v0/pages/{page_id}/audiences/{audience_id}/versions',
+        'GET /v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}',
+        'PATCH /v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}',
         'POST /v0/pages/{page_id}/audiences/{audience_id}/publish',
         'POST /v0/pages/{page_id}/audiences/{audience_id}/cancel',
         'POST /v0/webhook_subscriptions',

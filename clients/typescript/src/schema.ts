@@ -786,6 +786,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a version
+     * @description With its state and content (null until generated), who wrote it, and when it was last edited.
+     */
+    get: operations['getAudienceVersion'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Edit a draft's copy
+     * @description Replaces the headline, the subheadline or the sections of a draft (409 `invalid_state` in any other state, or when the audience is archived) and sets editedAt. The edit passes the check generated copy passes: each part that fails it is a field error at its pointer (`/body/content/sections/1/body`), and nothing is changed. The edit shows in the preview and, once published, on the page; generating again makes a new version and leaves this one as it is.
+     */
+    patch: operations['updateAudienceVersion'];
+    trace?: never;
+  };
   '/v0/pages/{page_id}/audiences/{audience_id}/publish': {
     parameters: {
       query?: never;
@@ -1835,6 +1859,23 @@ export interface components {
       nextCursor: string | null;
       totalCount: number;
     };
+    /**
+     * AudienceVersionUpdate
+     * @description Omitted parts stay as they are. The edit passes the check generated copy passes (docs/personalization.md#editing-a-version)
+     */
+    AudienceVersionUpdate: {
+      content: {
+        headline?: string;
+        /** @description Empty for no subheadline */
+        subheadline?: string;
+        /** @description Replaces every section, in order; empty for none */
+        sections?: {
+          heading: string;
+          /** @description Safe markdown: paragraphs, lists, bold, italic, and links to the page's actions only */
+          body: string;
+        }[];
+      };
+    };
     /** AudienceVersionWithContent */
     AudienceVersionWithContent: {
       versionId: string;
@@ -1866,6 +1907,8 @@ export interface components {
       content: components['schemas']['AudienceVersionContent'] | null;
       generatedBy: string | null;
       generationNote: string | null;
+      /** @description When the content was last edited (PATCH, while a draft); null while it is as generated */
+      editedAt: string | null;
     };
     /** Brand */
     Brand: {
@@ -2888,6 +2931,7 @@ export type AudienceUpdate = components['schemas']['AudienceUpdate'];
 export type AudienceVersion = components['schemas']['AudienceVersion'];
 export type AudienceVersionContent = components['schemas']['AudienceVersionContent'];
 export type AudienceVersionList = components['schemas']['AudienceVersionList'];
+export type AudienceVersionUpdate = components['schemas']['AudienceVersionUpdate'];
 export type AudienceVersionWithContent = components['schemas']['AudienceVersionWithContent'];
 export type Brand = components['schemas']['Brand'];
 export type BrandDeleted = components['schemas']['BrandDeleted'];
@@ -5704,6 +5748,108 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Audience'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getAudienceVersion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        page_id: string;
+        audience_id: string;
+        version_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AudienceVersionWithContent'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  updateAudienceVersion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        page_id: string;
+        audience_id: string;
+        version_id: string;
+      };
+      cookie?: never;
+    };
+    /** @description Omitted parts stay as they are. The edit passes the check generated copy passes (docs/personalization.md#editing-a-version) */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "content": {
+         *         "headline": "How Northwind Outfitters launches spring pages in a day",
+         *         "sections": [
+         *           {
+         *             "heading": "On brand on every page",
+         *             "body": "Every page follows your **brand profile**: your colors, your logo, your voice."
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        'application/json': components['schemas']['AudienceVersionUpdate'];
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AudienceVersionWithContent'];
         };
       };
       /** @description RFC 9457 problem details */

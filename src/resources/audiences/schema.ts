@@ -70,6 +70,9 @@ export const AudienceVersionWithContent = Type.Object(
           "Why the content is the built-in personalizer's although a model is configured (its answers failed the checks); null otherwise",
       }),
     ),
+    editedAt: Nullable(Timestamp, {
+      description: 'When the content was last edited (PATCH, while a draft); null while it is as generated',
+    }),
   },
   { title: 'AudienceVersionWithContent' },
 );
@@ -201,3 +204,4 @@ export const AudienceVersionList = PagedList(AudienceVersionWithContent, { title
 export const AudienceListQuery = Type.Object({ ...PageQuery });
 export const PageAudienceParams = IdParams('page_id');
 export const AudienceParams = IdParams('page_id', 'audience_id');
+export const AudienceVersionParams = IdParams('page_id', 'audience_id', 'version_id');

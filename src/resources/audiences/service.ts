@@ -28,6 +28,7 @@ import {
   listVersions,
   moveVersion,
   nextAudienceNumber,
+  replaceDraftContent,
   unfinishedVersions,
   updateAudience,
   updateVersion,
@@ -96,6 +97,7 @@ function presentVersionWithContent(row: VersionRow): AudienceVersionWithContent 
     content: row.content === null ? null : (JSON.parse(row.content) as VersionContent),
     generatedBy: row.generated_by,
     generationNote: row.generation_note,
+    editedAt: row.edited_at === null ? null : toTimestamp(row.edited_at),
   };
 }
 
@@ -201,6 +203,7 @@ function newVersionRow(
     cancelled_at: null,
     obsolete_at: null,
     archived_at: null,
+    edited_at: null,
   };
 }
 
@@ -347,16 +350,50 @@ export async function archive(db: TenantDb, audience: AudienceRow): Promise<void
   });
 }
 
+async function requireVersion(db: TenantDb, audienceId: string, versionId: string): Promise<VersionRow> {
+  const version = await findVersion(db, versionId);
+  if (!version || version.audience_id !== audienceId)
+    throw notFound(`Version ${versionId} of audience ${audienceId}`);
+  return version;
+}
+
 /** One version of the audience, with its state and content; not found when it is not the audience's. */
 export async function versionOf(
   db: TenantDb,
   audienceId: string,
   versionId: string,
 ): Promise<AudienceVersionWithContent> {
-  const version = await findVersion(db, versionId);
-  if (!version || version.audience_id !== audienceId)
-    throw notFound(`Version ${versionId} of audience ${audienceId}`);
-  return presentVersionWithContent(version);
+  return presentVersionWithContent(await requireVersion(db, audienceId, versionId));
+}
+
+/** A draft of the audience as stored, with its content: what an edit starts from. */
+export interface Draft {
+  row: VersionRow & { content: string };
+  content: VersionContent;
+}
+
+/** A version of the audience that may be edited: not found when it is not the audience's, 409 unless a draft. */
+export async function requireDraft(db: TenantDb, audienceId: string, versionId: string): Promise<Draft> {
+  const row = await requireVersion(db, audienceId, versionId);
+  if (row.state !== 'draft' || row.content === null)
+    throw invalidState(`Version ${versionId} is ${row.state}; only a draft can be edited`);
+  return { row: { ...row, content: row.content }, content: JSON.parse(row.content) as VersionContent };
+}
+
+/**
+ * Stores the edited content of a draft, made from `draft` as it was read, and sets `editedAt`.
+ * Undefined when the version has changed since (another edit), or is no longer a draft.
+ */
+export async function saveEdit(
+  db: TenantDb,
+  draft: Draft,
+  content: VersionContent,
+  now: number,
+): Promise<AudienceVersionWithContent | undefined> {
+  const { row } = draft;
+  const changes = { content: JSON.stringify(content), edited_at: now };
+  if (!(await replaceDraftContent(db, row.id, row.content, changes))) return undefined;
+  return presentVersionWithContent({ ...row, ...changes });
 }
 
 export async function listVersionsOf(

@@ -49,6 +49,7 @@ const VERSION_COLUMNS = [
   'cancelled_at',
   'obsolete_at',
   'archived_at',
+  'edited_at',
 ] as const;
 
 function audiences(db: TenantDb<AudiencesTables>) {
@@ -152,6 +153,26 @@ export async function moveVersion(
     .set(changes)
     .where('id', '=', id)
     .where('state', 'in', from)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Replaces a draft's content as it was read (`previous`); false when it has changed since, or is no
+ * longer a draft, so that no concurrent change is lost.
+ */
+export async function replaceDraftContent(
+  db: TenantDb<AudiencesTables>,
+  id: string,
+  previous: string,
+  changes: VersionChanges,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('audience_versions')
+    .set(changes)
+    .where('id', '=', id)
+    .where('state', '=', 'draft')
+    .where('content', '=', previous)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

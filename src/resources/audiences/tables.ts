@@ -53,6 +53,8 @@ export interface AudienceVersionsTable {
   cancelled_at: number | null;
   obsolete_at: number | null;
   archived_at: number | null;
+  /** When its copy was last edited (a draft's, through the API); null while it is as generated. */
+  edited_at: number | null;
 }
 
 export type AudiencesTables = {

@@ -9,13 +9,18 @@ import {
   AudienceParams,
   AudienceUpdate,
   AudienceVersionList,
+  AudienceVersionParams,
+  AudienceVersionWithContent,
   PageAudienceParams,
 } from '../../resources/audiences/schema.ts';
+import { editVersion } from './edits.ts';
+import { AudienceVersionUpdate } from './schema.ts';
 import {
   archiveAudience,
   cancelLatest,
   createAudience,
   getAudience,
+  getAudienceVersion,
   listAudienceVersions,
   listPageAudiences,
   publishLatest,
@@ -163,6 +168,45 @@ export async function audienceRoutes(api: Api): Promise<void> {
       return paginate(request, { audienceId }, (page) =>
         listAudienceVersions(request.tenantDb, pageId, audienceId, page),
       );
+    },
+  );
+
+  api.get(
+    `${ONE}/versions/:version_id`,
+    {
+      schema: {
+        tags,
+        operationId: 'getAudienceVersion',
+        summary: 'Get a version',
+        description:
+          'With its state and content (null until generated), who wrote it, and when it was last edited.',
+        params: AudienceVersionParams,
+        response: { 200: AudienceVersionWithContent },
+      },
+    },
+    (request) => {
+      const { page_id: pageId, audience_id: audienceId, version_id: versionId } = request.params;
+      return getAudienceVersion(request.tenantDb, pageId, audienceId, versionId);
+    },
+  );
+
+  api.patch(
+    `${ONE}/versions/:version_id`,
+    {
+      schema: {
+        tags,
+        operationId: 'updateAudienceVersion',
+        summary: "Edit a draft's copy",
+        description:
+          'Replaces the headline, the subheadline or the sections of a draft (409 `invalid_state` in any other state, or when the audience is archived) and sets editedAt. The edit passes the check generated copy passes: each part that fails it is a field error at its pointer (`/body/content/sections/1/body`), and nothing is changed. The edit shows in the preview and, once published, on the page; generating again makes a new version and leaves this one as it is.',
+        params: AudienceVersionParams,
+        body: AudienceVersionUpdate,
+        response: { 200: AudienceVersionWithContent },
+      },
+    },
+    (request) => {
+      const { page_id: pageId, audience_id: audienceId, version_id: versionId } = request.params;
+      return editVersion(request.tenantDb, pageId, audienceId, versionId, request.body);
     },
   );
 

@@ -212,13 +212,24 @@ export async function listAudienceVersions(
   return audiences.listVersionsOf(db, await audiences.requireAudience(db, pageId, id), page);
 }
 
-/** The ids of every audience of a page, archived ones too; not found when the page is not one of the tenant's. */
+/** One version of the audience, with its content; not found when either is not the tenant's, or not the page's. */
+export async function getAudienceVersion(
+  db: TenantDb,
+  pageId: string,
+  audienceId: string,
+  versionId: string,
+): Promise<AudienceVersionWithContent> {
+  await audiences.requireAudience(db, pageId, audienceId);
+  return audiences.versionOf(db, audienceId, versionId);
+}
+
 /** The holdout share of an audience of the page; not found when either is not. */
 export async function holdoutOf(db: TenantDb, pageId: string, audienceId: string): Promise<number> {
   await pages.getPage(db, pageId);
   return (await audiences.requireAudience(db, pageId, audienceId)).holdout_percent;
 }
 
+/** The ids of every audience of a page, archived ones too; not found when the page is not one of the tenant's. */
 export async function audienceIdsOfPage(db: TenantDb, pageId: string): Promise<string[]> {
   await pages.getPage(db, pageId);
   return audiences.audienceIdsOfPage(db, pageId);

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { IdParams } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
+import { AudienceVersionParams } from '../../resources/audiences/schema.ts';
 import { resolveImageUrls } from './images.ts';
 import { imageRefsOf, renderPage } from './render.ts';
 import { previewOf } from './service.ts';
@@ -11,8 +11,6 @@ import { previewOf } from './service.ts';
  */
 const PREVIEW_POLICY =
   "default-src 'none'; img-src http: https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; sandbox";
-
-const PreviewParams = IdParams('page_id', 'audience_id', 'version_id');
 
 /** The preview of any version of an audience's page that has content. */
 export async function previewRoutes(api: Api): Promise<void> {
@@ -25,7 +23,7 @@ export async function previewRoutes(api: Api): Promise<void> {
         summary: 'Preview a version',
         description:
           "The HTML a visitor would be served for this version, drafts included, in the page's brand: with no tracking script and none of the page's scripts, a form that sends nothing, and `noindex`. 409 `invalid_state` for a version that has no content yet (queued, processing, or cancelled before generation).",
-        params: PreviewParams,
+        params: AudienceVersionParams,
         response: {
           200: {
             description: 'The page, as HTML',

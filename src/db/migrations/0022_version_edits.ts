@@ -1,0 +1,7 @@
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../dialect.ts';
+
+/** When a draft's copy was last edited through the API; versions never edited keep null. */
+export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+  await db.schema.alterTable('audience_versions').addColumn('edited_at', 'bigint').execute();
+}
