@@ -11,6 +11,7 @@ import { useAction, useInterval, useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
 import { LinkCreate, LinkList } from '../page-links/links.tsx';
+import { LiveLink } from '../page-links/live.tsx';
 import { GENERATING } from '../pages/detail.tsx';
 import { HoldoutField } from './holdout.tsx';
 
@@ -88,6 +89,9 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
           </>
         }
       >
+        {data && page.data && (
+          <LiveLink page={page.data} audience={data} linksVersion={linksMade} class="button" />
+        )}
         <Link class="button" href={`/pages/${pageId}/audiences/${audienceId}/lift`}>
           Lift
         </Link>
@@ -162,7 +166,9 @@ function AudienceFacts({ audience }: { audience: Audience }) {
         </div>
         <div>
           <dt>For</dt>
-          <dd>{audience.computedName}</dd>
+          <dd>
+            <AudienceFor audience={audience} />
+          </dd>
         </div>
         <div>
           <dt>Created</dt>
@@ -179,6 +185,18 @@ function AudienceFacts({ audience }: { audience: Audience }) {
       )}
     </div>
   );
+}
+
+/** Who the audience is for: the person, or everyone at the account, linked; or anyone. */
+function AudienceFor({ audience }: { audience: Audience }) {
+  if (audience.personId) return <Link href={`/persons/${audience.personId}`}>{audience.computedName}</Link>;
+  if (audience.accountId)
+    return (
+      <>
+        everyone at <Link href={`/accounts/${audience.accountId}`}>{audience.computedName}</Link>
+      </>
+    );
+  return <>{audience.computedName} (anyone)</>;
 }
 
 function HoldoutForm({
@@ -212,6 +230,19 @@ function HoldoutForm({
   );
 }
 
+/**
+ * Why a version ended as it did: a cancelled one's `generationNote` (generation gave up), or, without
+ * one, that it was stopped; a draft's note says why the built-in personalizer wrote it.
+ */
+function VersionNote({ version }: { version: AudienceVersionWithContent }) {
+  if (version.generationNote) return <p class="version-note">{version.generationNote}</p>;
+  if (version.state === 'cancelled')
+    return (
+      <p class="version-note muted">Stopped before it was generated: cancelled, replaced or archived.</p>
+    );
+  return null;
+}
+
 function VersionList({ ids, version }: { ids: Ids; version: number }) {
   const { client } = useSession();
   const previewHref = (item: AudienceVersionWithContent) =>
@@ -240,6 +271,7 @@ function VersionList({ ids, version }: { ids: Ids; version: number }) {
             <>
               <StatusBadge status={item.state} />
               {item.obsoleteAt && <span class="muted"> replaced</span>}
+              <VersionNote version={item} />
             </>
           ),
         },
