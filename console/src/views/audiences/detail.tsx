@@ -55,6 +55,7 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
     [pageId],
   );
   const [versionsShown, setVersionsShown] = useState(0);
+  // Changes when a link of the audience is made or deleted: the list and Open live page follow.
   const [linksMade, setLinksMade] = useState(0);
   const generating = audience.data ? GENERATING.has(audience.data.status) : false;
 
@@ -139,7 +140,11 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
             <LinkCreate audienceId={audienceId} onCreated={() => setLinksMade((count) => count + 1)} />
           </Writable>
         )}
-        <LinkList audienceId={audienceId} version={linksMade} />
+        <LinkList
+          audienceId={audienceId}
+          version={linksMade}
+          onRemoved={() => setLinksMade((count) => count + 1)}
+        />
       </section>
     </>
   );

@@ -16,6 +16,8 @@ interface LinkListProps {
   audienceId?: string;
   /** Changes when a link was made, to list it. */
   version: number;
+  /** A link was deleted. */
+  onRemoved?: () => void;
 }
 
 /** The page and audience a link serves, by their names, found across the tenant's pages. */
@@ -40,7 +42,7 @@ function LinkTarget({ directory, audienceId }: { directory: AudienceDirectory; a
 }
 
 /** Page links, newest first, each with its public URL to copy; deleted ones say so. */
-export function LinkList({ audienceId, version }: LinkListProps) {
+export function LinkList({ audienceId, version, onRemoved }: LinkListProps) {
   const session = useSession();
   const [removed, setRemoved] = useState(0);
   // Every link of the tenant names its page and audience; the links of one audience need not.
@@ -52,6 +54,7 @@ export function LinkList({ audienceId, version }: LinkListProps) {
       }),
     );
     setRemoved((count) => count + 1);
+    onRemoved?.();
   });
   return (
     <>

@@ -50,7 +50,7 @@ export function LiveLink({
   if (url)
     return (
       <WebLink url={url} class={className}>
-        Open live page<span class="visually-hidden"> of {audience.effectiveName} (in a new tab)</span>
+        Open live page<span class="visually-hidden"> of {audience.effectiveName} (opens in another tab)</span>
       </WebLink>
     );
   if (!explain || links.loading) return null;

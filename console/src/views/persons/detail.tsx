@@ -156,8 +156,11 @@ function PersonPages({ personId }: { personId: string }) {
       {directory.rounds > 0 && !directory.reading && (
         <div class="list-foot">
           <span class="muted" aria-live="polite">
-            {theirs.length === 0 ? 'No page made for them' : `${theirs.length} found`}{' '}
-            {directory.more ? `among the ${directory.pagesRead} newest pages` : 'among every page'}
+            {directory.more
+              ? `${theirs.length || 'None'} among the ${directory.pagesRead} newest pages`
+              : theirs.length === 0
+                ? 'No page made for them yet.'
+                : `Showing ${theirs.length}`}
           </span>
           {directory.more && (
             <button type="button" onClick={() => void directory.readMore()}>

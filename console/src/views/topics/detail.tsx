@@ -64,7 +64,7 @@ function TopicFacts({ topic, brands }: { topic: Topic; brands: Brand[] | undefin
           </dd>
         </div>
       </dl>
-      <dl class="facts wide">
+      <dl class="facts whole">
         <div>
           <dt>Purpose</dt>
           <dd class="log-text">{topic.purpose || <span class="muted">none</span>}</dd>

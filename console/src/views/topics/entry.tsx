@@ -55,59 +55,66 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
   const label = entry ? `Entry ${entry.number}` : 'New entry';
   return (
     <div ref={box}>
-      <SubmitForm class="entry-editor" onSubmit={() => void save.run()} problem={save.failure}>
-        <div>
-          <Field
-            label={label}
-            name="content/content"
-            failure={save.failure}
-            hint="Paragraphs (a blank line between), lists (- or 1.), **bold**, *italic*, [links](https://…)"
-          >
-            {(control) => <TextArea {...control} required value={text} onValue={setText} />}
-          </Field>
-          <div class="row">
+      <SubmitForm class="entry-form" onSubmit={() => void save.run()} problem={save.failure}>
+        <fieldset class="entry-editor">
+          <legend>{label}</legend>
+          <div>
             <Field
-              label="Format"
-              name="content/type"
+              label="Text"
+              name="content/content"
               failure={save.failure}
-              hint="Pages read either as this markdown"
+              hint="Paragraphs (a blank line between), lists (- or 1.), **bold**, *italic*, [links](https://…)"
             >
-              {(control) => (
-                <select
-                  {...control}
-                  value={type}
-                  onChange={(event) => setType((event.currentTarget as HTMLSelectElement).value as Format)}
-                >
-                  {FORMATS.map((format) => (
-                    <option key={format.value} value={format.value}>
-                      {format.label}
-                    </option>
-                  ))}
-                </select>
-              )}
+              {(control) => <TextArea {...control} required value={text} onValue={setText} />}
             </Field>
-            <Field label="Order" name="sortOrder" failure={save.failure} hint="Lower comes first">
-              {(control) => (
-                <TextInput
-                  {...control}
-                  type="number"
-                  min={0}
-                  inputMode="numeric"
-                  value={sortOrder}
-                  onValue={setSortOrder}
-                />
+            <div class="row">
+              <Field
+                label="Format"
+                name="content/type"
+                failure={save.failure}
+                hint="Either way, a page shows it as previewed"
+              >
+                {(control) => (
+                  <select
+                    {...control}
+                    value={type}
+                    onChange={(event) => setType((event.currentTarget as HTMLSelectElement).value as Format)}
+                  >
+                    {FORMATS.map((format) => (
+                      <option key={format.value} value={format.value}>
+                        {format.label}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field label="Order" name="sortOrder" failure={save.failure} hint="Lower comes first">
+                {(control) => (
+                  <TextInput
+                    {...control}
+                    type="number"
+                    min={0}
+                    inputMode="numeric"
+                    value={sortOrder}
+                    onValue={setSortOrder}
+                  />
+                )}
+              </Field>
+            </div>
+          </div>
+          <section class="entry-preview" aria-labelledby={`${id}-preview`}>
+            <h3 id={`${id}-preview`}>
+              Preview<span class="visually-hidden"> of {label.toLowerCase()}</span>
+            </h3>
+            <div class="preview-box">
+              {text.trim() ? (
+                <Markdown source={text} />
+              ) : (
+                <p class="muted">The text shows here as you type.</p>
               )}
-            </Field>
-          </div>
-        </div>
-        <section class="entry-preview" aria-labelledby={`${id}-preview`}>
-          <h3 id={`${id}-preview`}>
-            Preview<span class="visually-hidden"> of {label.toLowerCase()}</span>
-          </h3>
-          <div class="preview-box">
-            {text.trim() ? <Markdown source={text} /> : <p class="muted">The text shows here as you type.</p>}
-          </div>
-        </section>
+            </div>
+          </section>
+        </fieldset>
         <div class="actions">
           <button class="primary" type="submit" disabled={save.pending}>
             {entry ? `Save entry ${entry.number}` : 'Add the entry'}
