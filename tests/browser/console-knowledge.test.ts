@@ -333,7 +333,47 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
     const states = await rows.locator('td[data-label="State"]').allTextContents();
     expect(states).toContain(`cancelled${note}`);
     expect(states).toContain('cancelledStopped before it was generated: cancelled, replaced or archived.');
+    expect(await rows.locator('td[data-label="Preview"]').allTextContents()).toContain('never generated');
     await checkView(page, 'audience-cancelled', 'desktop');
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("finds a link's audience and a person's page beyond the 100 newest pages", async () => {
+    // A tenant of its own, whose one audience is on its oldest page, behind 100 newer pages.
+    const tenant = await server.newTenant();
+    const ada = await ok(
+      tenant.post('/v0/persons', { name: 'Ada Park', email: 'ada@umbrella.example' }),
+      201,
+    );
+    await publishLinkedPage(server, tenant, {
+      page: { name: 'Oldest page' },
+      path: '/oldest/ada',
+      audience: { personId: ada.personId },
+      personalize: false,
+    });
+    for (let n = 1; n <= 100; n++) {
+      await ok(tenant.post('/v0/pages', { ...SAMPLE_PAGE, name: `Newer page ${n}` }), 201);
+    }
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, tenant.apiKey as string);
+
+    // The links list reads on by itself until it has found the audience of every link shown.
+    await goTo(page, '/page-links');
+    const link = row(page, 'Page links', '/oldest/ada');
+    await link.getByRole('link', { name: /^Ada Park/ }).waitFor();
+    expect(await cell(link, 'Page and audience')).toContain('Oldest page');
+
+    // A person's pages are looked for in the 100 newest pages, then further on demand.
+    await goTo(page, `/persons/${ada.personId}`);
+    await page.getByText('None among the 100 newest pages').waitFor();
+    await page.getByRole('button', { name: 'Look through older pages' }).click();
+    await settle(page);
+    expect(await cell(row(page, 'Pages made for this person', 'Oldest page'), 'Live page')).toMatch(
+      /^Open live page of Ada Park/,
+    );
+    await page.getByText('Showing 1', { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Look through older pages' }).count()).toBe(0);
     expect(cspViolations).toEqual([]);
     await page.close();
   }, 60_000);

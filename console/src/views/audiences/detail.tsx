@@ -293,7 +293,9 @@ function VersionList({ ids, version }: { ids: Ids; version: number }) {
             item.content || item.versionNumber === 0 ? (
               <Link href={previewHref(item)}>Preview v{item.versionNumber}</Link>
             ) : (
-              <span class="muted">not generated yet</span>
+              <span class="muted">
+                {item.state === 'cancelled' ? 'never generated' : 'not generated yet'}
+              </span>
             ),
         },
       ]}

@@ -20,12 +20,7 @@ export function useBrands(): Loaded<Brand[]> {
  * all there is to show, and it says so.
  */
 export function BrandLabel({ brandId, brand }: { brandId: string; brand: Brand | undefined }) {
-  if (brand)
-    return (
-      <Link class="brand-name" href={`/brands/${brand.brandId}`}>
-        {brand.name}
-      </Link>
-    );
+  if (brand) return <Link href={`/brands/${brand.brandId}`}>{brand.name}</Link>;
   return (
     <span>
       <code>{brandId}</code> <span class="muted">(no profile)</span>

@@ -27,7 +27,7 @@ function LinkTarget({ directory, audienceId }: { directory: AudienceDirectory; a
   if (target) {
     const { page, audience } = target;
     return (
-      <span class="link-target">
+      <span>
         <Link href={`/pages/${page.pageId}`}>{page.name}</Link>
         <span aria-hidden="true"> › </span>
         <span class="visually-hidden">, for </span>
@@ -122,7 +122,7 @@ export function LinkList({ audienceId, version, onRemoved }: LinkListProps) {
 }
 
 /** When some audiences were not among the pages read on their own, reads on at the user's request. */
-export function ReadOlderPages({ directory }: { directory: AudienceDirectory }) {
+function ReadOlderPages({ directory }: { directory: AudienceDirectory }) {
   if (directory.missing === 0 || !directory.more || directory.reading) return null;
   return (
     <p>
