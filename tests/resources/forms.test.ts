@@ -20,7 +20,7 @@ import { FormEnrichedData } from '../../src/workflows/enrichment/schema.ts';
 import { ENRICH_JOB } from '../../src/workflows/enrichment/service.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
-import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
+import { type Client, type Response, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
 
 const FORMS = '/v0/public/forms';
 const FORM_EVENTS = ['form.submitted', 'form.enriched', 'form.enrichment_failed'];
@@ -612,8 +612,8 @@ describe('GET /v0/form_submissions', () => {
     const totals = new Set<number>();
     let cursor: string | null = null;
     do {
-      const url = `${LIST}?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const page = await client.get(url);
+      const url: string = `${LIST}?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page: Response = await client.get(url);
       expect(page.status, JSON.stringify(page.body)).toBe(200);
       expect(page.body.items.length).toBeLessThanOrEqual(limit);
       expect(page.body.nextCursor !== null).toBe(page.body.hasMore);
