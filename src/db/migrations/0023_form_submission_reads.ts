@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { newId } from '../../shared/ids.ts';
+import { monotonicFactory } from 'ulid';
 import type { Dialect } from '../dialect.ts';
 
 /** The rows this step writes, as they are at this step. */
@@ -60,9 +60,11 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .where('enrichment_failure', '=', 'free_mail_domain')
     .execute();
   const now = Date.now();
+  // Its own id maker, as every migration keeps its own code: job ids as they were made in 0023's time.
+  const nextUlid = monotonicFactory();
   for (let start = 0; start < submissions.length; start += BATCH) {
     const jobs = submissions.slice(start, start + BATCH).map((submission) => ({
-      id: newId('job'),
+      id: `job_${nextUlid().toLowerCase()}`,
       tenant_id: submission.tenant_id,
       kind: 'submissions.enrich',
       payload: JSON.stringify({ formSubmissionId: submission.id }),
