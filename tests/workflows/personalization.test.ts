@@ -76,6 +76,7 @@ function input(overrides: Partial<PersonalizationInput> = {}): PersonalizationIn
     page: base,
     brand: undefined,
     audience: { id: 'audience_1', actionUrlOverride: null, metadata: base.metadata },
+    version: { variant: 0, previous: null },
     person: { name: 'Ada Lovelace' },
     account: { name: null, domain: 'analytical-engines.example' },
     topics: [
