@@ -1,7 +1,7 @@
 import type { VersionContent } from '../../resources/audiences/schema.ts';
 import type { Topic } from '../../resources/topics/schema.ts';
 import type { PersonalizationInput } from './input.ts';
-import { markdownLinks, markdownText, SENTENCE_BREAK, shownText } from './markdown.ts';
+import { markdownShown, SENTENCE_BREAK, shownText } from './markdown.ts';
 
 /**
  * The check stage: what no version may say or show, whoever wrote it. A page never carries a
@@ -160,12 +160,7 @@ function partsOf(content: VersionContent): Part[] {
     plain('/subheadline', content.subheadline, false, MAX_SUBHEADLINE),
     ...content.sections.flatMap((section, index) => [
       plain(`/sections/${index}/heading`, section.heading, true),
-      {
-        path: `/sections/${index}/body`,
-        text: markdownText(section.body),
-        links: markdownLinks(section.body),
-        required: true,
-      },
+      { path: `/sections/${index}/body`, ...markdownShown(section.body), required: true },
     ]),
     ...content.actions.map((action, index) =>
       plain(`/actions/${index}/buttonTitle`, action.buttonTitle, true),
@@ -197,7 +192,7 @@ export function plainProblems(text: string, rules: CheckRules): string[] {
 
 /** What the check refuses in markdown copy (a section body or part of one), whatever its place. */
 export function markdownProblems(markdown: string, rules: CheckRules): string[] {
-  return shownProblems({ text: markdownText(markdown), links: markdownLinks(markdown) }, rules);
+  return shownProblems(markdownShown(markdown), rules);
 }
 
 function partProblems(part: Part, rules: CheckRules): Problem[] {

@@ -78,6 +78,8 @@ interface Writing {
   rules: CheckRules;
   /** Which alternative: 0 for an audience's first version, one more for each after. */
   variant: number;
+  /** Each entry's copy once made: a recap and a section may both ask for it. */
+  copies: Map<TopicEntry, string | undefined>;
 }
 
 function speaks(text: string, voice: Voice): boolean {
@@ -219,7 +221,7 @@ function writing(input: PersonalizationInput, rules: CheckRules, variant: number
     brand: input.brand?.name,
     page: input.page.name,
   };
-  return { input, who, voice, rules, variant };
+  return { input, who, voice, rules, variant, copies: new Map() };
 }
 
 /** The page's own line under its name: its description, else the first sentence of its context. */
@@ -255,8 +257,11 @@ function plainCopy(text: string, except: string, accepted: Accepts = () => true)
 
 /** An entry as page copy, read as the safe subset whatever its type; undefined when nothing of it may be shown. */
 function entryCopy(w: Writing, entry: TopicEntry): string | undefined {
-  const copy = safeMarkdown(entry.content.content, actionLinks(w), accepts(w));
-  return copy && accepts(w)(copy) ? copy : undefined;
+  if (!w.copies.has(entry)) {
+    const copy = safeMarkdown(entry.content.content, actionLinks(w), accepts(w));
+    w.copies.set(entry, copy && accepts(w)(copy) ? copy : undefined);
+  }
+  return w.copies.get(entry);
 }
 
 /** A topic's title as a heading: its text on one line, undefined when the check refuses it. */

@@ -100,14 +100,14 @@ export function markdownText(source: string): string {
   return render(source, () => false).text;
 }
 
-/** Every link target written in page copy. */
-export function markdownLinks(source: string): string[] {
-  const hrefs: string[] = [];
-  render(source, (href) => {
-    hrefs.push(href);
+/** What a reader sees of page copy and every link target written in it, read at once. */
+export function markdownShown(source: string): { text: string; links: string[] } {
+  const links: string[] = [];
+  const { text } = render(source, (href) => {
+    links.push(href);
     return false;
   });
-  return hrefs;
+  return { text, links };
 }
 
 /** Plain text as markdown that reads back as exactly that text. */
