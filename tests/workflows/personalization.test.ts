@@ -3,10 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { VersionContent } from '../../src/resources/audiences/schema.ts';
 import type { Page, PageType } from '../../src/resources/pages/schema.ts';
 import type { Topic, TopicEntry } from '../../src/resources/topics/schema.ts';
-import { checkContent, rulesFor } from '../../src/workflows/personalization/check.ts';
+import { checkContent, normalize, rulesFor } from '../../src/workflows/personalization/check.ts';
 import { baselineContent, voiceOf } from '../../src/workflows/personalization/compose.ts';
 import type { PersonalizationInput } from '../../src/workflows/personalization/input.ts';
-import { escapeMarkdown, markdownHtml, markdownText } from '../../src/workflows/personalization/markdown.ts';
+import {
+  escapeMarkdown,
+  markdownHtml,
+  markdownText,
+  safeMarkdown,
+} from '../../src/workflows/personalization/markdown.ts';
 import { companyName, nameFromDomain } from '../../src/workflows/personalization/names.ts';
 import {
   builtInPersonalizer,
@@ -145,6 +150,27 @@ describe('markdown', () => {
     expect(markdownText(source)).toBe('Title\nBold, italic and a link.\none\ntwo\nquote\ncode');
   });
 
+  it('rewrites any markdown in the safe subset without losing a word of what a reader sees', () => {
+    const noHtml = entryText.filter((text) => !/<\/?[a-z]/i.test(text));
+    fc.assert(
+      fc.property(noHtml, (source) => {
+        expect(normalize(markdownText(safeMarkdown(source, () => false)))).toBe(
+          normalize(markdownText(source)),
+        );
+      }),
+      { seed: 22, numRuns: 500 },
+    );
+    expect(safeMarkdown('Before [](https://x.example) after, [**b**](https://y.example).', () => false)).toBe(
+      'Before  after, **b**.',
+    );
+  });
+
+  it('shows HTML as its text, without tags, scripts or styles', () => {
+    expect(
+      markdownText(safeMarkdown('<div>Hello <b>you</b> &amp; co<script>x()</script></div>', () => false)),
+    ).toBe('Hello you & co');
+  });
+
   it('escapes plain text so that it reads back as written', () => {
     for (const text of [
       '5 * 3 = 15',
@@ -152,6 +178,11 @@ describe('markdown', () => {
       '**not bold**',
       'a_b_c',
       '1. not a list',
+      '2) nor this',
+      '- nor a bullet',
+      '+ nor this',
+      '= not a heading',
+      'AT&T &copy; &amp;',
       '<b>x</b>',
     ]) {
       expect(markdownText(escapeMarkdown(text))).toBe(text);

@@ -83,7 +83,7 @@ function render(source: string, allowLink: LinkPolicy): Output {
     else if (token.type === 'paragraph_close' && !token.hidden) out.html += '</p>';
     else if (token.type === 'code_block' || token.type === 'fence') {
       out.html += `<p>${escapeHtml(token.content.trim())}</p>`;
-      out.text += token.content.trim();
+      out.text += `${token.content.trim()}\n`;
     } else if (BLOCK_TAGS[token.type]) out.html += BLOCK_TAGS[token.type];
     if (token.block && token.nesting === -1) out.text += '\n';
   }
@@ -168,8 +168,9 @@ class SentenceWriter {
   closeMark(): void {
     const mark = this.open.pop();
     if (!mark) return;
-    if (mark.start === this.current.length) this.current = this.current.slice(0, -mark.opener.length);
-    else this.write(mark.closer);
+    if (mark.start === this.current.length) {
+      this.current = this.current.slice(0, this.current.length - mark.opener.length);
+    } else this.write(mark.closer);
   }
 
   breakSentence(): void {

@@ -111,11 +111,12 @@ function rankTopic(topic: Topic, page: Map<string, number>, clauses: Map<string,
 /**
  * The topic entries most relevant to the page and the audience, grouped by topic, at most `limit`
  * topics. Ranking is BM25 (MiniSearch) of each entry, its topic's title and purpose, against the
- * page and its type, and against the audience (its company and private guidance, weighing twice as
- * much; each search's scores scaled to its best). The topics the audience's query matches come
- * first, best match first: guidance decides what leads. The others follow by relevance, those far
- * below the best left out. When nothing is relevant, the default topic (or the first that has
- * entries) stands in, so that a page is never bare.
+ * page and its type, and against each of the audience's concerns (its company, each sentence of its
+ * guidance), each search's scores scaled to its best. Guided topics (near the best match of some
+ * concern) come first, those answering most of the guidance first: guidance decides what leads. The
+ * others follow by relevance to page and audience together (the audience weighing twice as much),
+ * those far below the best left out. When nothing is relevant, the default topic (or the first that
+ * has entries) stands in, so that a page is never bare.
  */
 export function selectTopics(input: PersonalizationInput, limit: number): SelectedTopic[] {
   const index = new MiniSearch({ fields: ['text', 'title', 'purpose'], processTerm });
