@@ -131,9 +131,7 @@ describe('generation never sticks', () => {
     await worker.drain();
     const pending = await latestVersion(made);
     expect(pending.state).toBe('pending');
-    expect(pending.generationNote).toBe(
-      'Attempt 1 of 5 failed, to be tried again: The language model did not answer in time',
-    );
+    expect(pending.generationNote).toBe('Attempt 1 of 5 failed: The language model did not answer in time');
     await worker.drain(Date.now() + 3_600_000);
     const cancelled = await latestVersion(made);
     expect(cancelled.state).toBe('cancelled');

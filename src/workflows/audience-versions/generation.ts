@@ -97,7 +97,7 @@ export function generationJob(personalizer: Personalizer): JobHandler<{ versionI
         await audiences.markPending(
           db,
           version.id,
-          `Attempt ${job.attempt} of ${job.maxAttempts} failed, to be tried again: ${messageOf(error)}`,
+          `Attempt ${job.attempt} of ${job.maxAttempts} failed: ${messageOf(error)}`,
         );
         throw error;
       }
