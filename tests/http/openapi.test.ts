@@ -74,6 +74,7 @@ describe('operations endpoints', () => {
         'GET /v0/form_submissions',
         'GET /v0/form_submissions/{form_submission_id}',
         'POST /v0/pages/{page_id}/audiences',
+        'GET /v0/audiences',
         'GET /v0/pages/{page_id}/audiences',
         'GET /v0/pages/{page_id}/audiences/{audience_id}',
         'PATCH /v0/pages/{page_id}/audiences/{audience_id}',

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobHandler } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
+import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { Audience, AudienceList, AudienceVersionList } from '../../src/resources/audiences/schema.ts';
 import { generationJob } from '../../src/workflows/audience-versions/generation.ts';
 import type { Personalizer } from '../../src/workflows/personalization/personalizer.ts';
@@ -614,5 +615,80 @@ describe('PATCH, archive and list', () => {
     await api.delete(`/v0/persons/${person.personId}`);
     const after = (await api.get(audienceUrl(audience))).body;
     expect(after).toMatchObject({ personId: null, personRouteKey: null, computedName: 'Audience 1' });
+  });
+});
+
+describe('GET /v0/audiences (across pages)', () => {
+  /** A tenant of its own with audiences on two pages: for Ada, for her account, for Ada again, for no one. */
+  async function spread() {
+    const client = await server.newTenant();
+    const ada = (await client.post('/v0/persons', { name: 'Ada', email: 'ada@analytical.example' })).body;
+    const account = (await client.post('/v0/accounts', { domain: 'babbage.example' })).body;
+    const [first, second] = [await createPage(client), await createPage(client, { name: 'Spring' })];
+    const made = [
+      await createAudience(first.pageId, { personId: ada.personId }, client),
+      await createAudience(second.pageId, { accountId: account.accountId }, client),
+      await createAudience(second.pageId, { personId: ada.personId }, client),
+      await createAudience(first.pageId, {}, client),
+    ];
+    return { client, ada, account, made, ids: made.map((audience) => audience.audienceId) };
+  }
+
+  it("lists every page's audiences newest first, each with its page, as the page's list shows them", async () => {
+    const { client, made, ids } = await spread();
+    const all = await client.get('/v0/audiences');
+    expect(all.status).toBe(200);
+    expectSchema(AudienceList, all.body);
+    expect(all.body.totalCount).toBe(4);
+    expect(all.body.items.map((audience: { audienceId: string }) => audience.audienceId)).toEqual(
+      [...ids].reverse(),
+    );
+    const [newest] = all.body.items;
+    const onItsPage = (await client.get(`/v0/pages/${newest.pageId}/audiences`)).body.items.find(
+      (audience: { audienceId: string }) => audience.audienceId === newest.audienceId,
+    );
+    expect(newest).toEqual(onItsPage);
+    expect(new Set(all.body.items.map((audience: { pageId: string }) => audience.pageId))).toEqual(
+      new Set(made.map((audience) => audience.pageId)),
+    );
+  });
+
+  it("keeps a person's or an account's audiences, pages through them, and refuses malformed filters", async () => {
+    const { client, ada, account, ids } = await spread();
+    const hers = await client.get(`/v0/audiences?personId=${ada.personId}&limit=1`);
+    expect(hers.body).toMatchObject({ totalCount: 2, hasMore: true });
+    expect(hers.body.items[0].audienceId).toBe(ids[2]);
+    const next = await client.get(
+      `/v0/audiences?personId=${ada.personId}&limit=1&cursor=${hers.body.nextCursor}`,
+    );
+    expect(next.body.items.map((audience: { audienceId: string }) => audience.audienceId)).toEqual([ids[0]]);
+    expect(next.body.hasMore).toBe(false);
+    // A cursor belongs to its filters.
+    expect((await client.get(`/v0/audiences?cursor=${hers.body.nextCursor}`)).status).toBe(400);
+
+    const company = await client.get(`/v0/audiences?accountId=${account.accountId}`);
+    expect(company.body.items.map((audience: { audienceId: string }) => audience.audienceId)).toEqual([
+      ids[1],
+    ]);
+    const both = await client.get(`/v0/audiences?accountId=${account.accountId}&personId=${ada.personId}`);
+    expect(both.body.totalCount).toBe(0);
+    expect((await client.get('/v0/audiences?personId=person_00000000000000000000000000')).body.items).toEqual(
+      [],
+    );
+    for (const query of ['personId=ada', 'accountId=person_00000000000000000000000000', 'limit=0']) {
+      const refused = await client.get(`/v0/audiences?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.code).toBe('validation_failed');
+    }
+  });
+
+  it('shows another tenant nothing of ours, and a read-only key may read', async () => {
+    const { client, ada } = await spread();
+    const other = await server.newTenant();
+    expect((await other.get('/v0/audiences')).body.totalCount).toBe(0);
+    expect((await other.get(`/v0/audiences?personId=${ada.personId}`)).body.totalCount).toBe(0);
+    const { apiKey } = await issueKey(server.database.acrossTenants, client.tenantId, { readOnly: true });
+    expect((await client.as(apiKey).get('/v0/audiences')).body.totalCount).toBe(4);
+    expect((await server.anonymous().get('/v0/audiences')).status).toBe(401);
   });
 });

@@ -762,6 +762,26 @@ export interface paths {
     patch: operations['updateAudience'];
     trace?: never;
   };
+  '/v0/audiences': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List audiences across pages
+     * @description Every page's audiences, newest first, archived ones included, each with its `pageId`. `personId` keeps the audiences made for that person, `accountId` those made for that account as a whole; given together, the audiences that match both. An id of nothing gives an empty list.
+     */
+    get: operations['listAllAudiences'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v0/pages/{page_id}/audiences/{audience_id}/versions': {
     parameters: {
       query?: never;
@@ -5759,6 +5779,52 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['Audience'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listAllAudiences: {
+    parameters: {
+      query?: {
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        limit?: number;
+        /** @description Only the audiences made for this person */
+        personId?: string;
+        /** @description Only the audiences made for this account as a whole (not those for one of its persons) */
+        accountId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AudienceList'];
         };
       };
       /** @description RFC 9457 problem details */

@@ -202,6 +202,18 @@ export type AudienceUpdate = Static<typeof AudienceUpdate>;
 export const AudienceList = PagedList(Audience, { title: 'AudienceList' });
 export const AudienceVersionList = PagedList(AudienceVersionWithContent, { title: 'AudienceVersionList' });
 export const AudienceListQuery = Type.Object({ ...PageQuery });
+export const AudienceIndexQuery = Type.Object({
+  ...PageQuery,
+  personId: Type.Optional(
+    Type.String({ pattern: '^person_[a-z0-9]{26}$', description: 'Only the audiences made for this person' }),
+  ),
+  accountId: Type.Optional(
+    Type.String({
+      pattern: '^account_[a-z0-9]{26}$',
+      description: 'Only the audiences made for this account as a whole (not those for one of its persons)',
+    }),
+  ),
+});
 export const PageAudienceParams = IdParams('page_id');
 export const AudienceParams = IdParams('page_id', 'audience_id');
 export const AudienceVersionParams = IdParams('page_id', 'audience_id', 'version_id');

@@ -14,6 +14,7 @@ import type {
 } from './schema.ts';
 import {
   type AudienceChanges,
+  type AudienceFilter,
   type AudienceRow,
   audienceIdsOf,
   contentBefore,
@@ -37,7 +38,7 @@ import {
 } from './store.ts';
 import type { VersionState } from './tables.ts';
 
-export type { AudienceRow, VersionRow } from './store.ts';
+export type { AudienceFilter, AudienceRow, VersionRow } from './store.ts';
 
 const UNFINISHED: VersionState[] = ['queued', 'processing', 'pending'];
 
@@ -54,7 +55,8 @@ export interface AudiencePerson {
  * accounts (their name, else domain) audiences are for.
  */
 export interface AudienceSurroundings {
-  pageMetadata: PageMetadata | undefined;
+  /** The metadata of each audience's page, by page id. */
+  pageMetadata: Map<string, PageMetadata | undefined>;
   persons: Map<string, AudiencePerson>;
   companies: Map<string, string>;
 }
@@ -122,7 +124,7 @@ function present(
   const published = versions.get(row.published_version_id);
   if (!latest || !published) throw new Error(`Audience ${row.id} lost a version`);
   const metadataOverride = metadataOverrideOf(row);
-  const effectiveMetadata = overlayMetadata(around.pageMetadata, metadataOverride);
+  const effectiveMetadata = overlayMetadata(around.pageMetadata.get(row.page_id), metadataOverride);
   const person = row.person_id === null ? undefined : around.persons.get(row.person_id);
   const computedName = computedNameOf(row, around);
   return {
@@ -174,8 +176,12 @@ export function assertNotArchived(audience: AudienceRow): void {
   if (audience.archived_at !== null) throw invalidState(`Audience ${audience.id} is archived`);
 }
 
-export function listAudienceRows(db: TenantDb, pageId: string, page: Paging): Promise<Paged<AudienceRow>> {
-  return listAudiences(db, pageId, page);
+export function listAudienceRows(
+  db: TenantDb,
+  filter: AudienceFilter,
+  page: Paging,
+): Promise<Paged<AudienceRow>> {
+  return listAudiences(db, filter, page);
 }
 
 /** A new version of the audience: the baseline (published at once, with its content) or one to generate. */

@@ -91,14 +91,25 @@ export function findAudienceById(
   return audiences(db).where('audiences.id', '=', id).executeTakeFirst();
 }
 
+/** Which audiences a list holds: a page's, a person's or an account's; all of the tenant's without any. */
+export interface AudienceFilter {
+  pageId?: string;
+  personId?: string;
+  accountId?: string;
+}
+
 export async function listAudiences(
   db: TenantDb<AudiencesTables>,
-  pageId: string,
+  filter: AudienceFilter,
   page: Paging,
 ): Promise<Paged<AudienceRow>> {
+  let matching = db.selectFrom('audiences');
+  if (filter.pageId) matching = matching.where('page_id', '=', filter.pageId);
+  if (filter.personId) matching = matching.where('person_id', '=', filter.personId);
+  if (filter.accountId) matching = matching.where('account_id', '=', filter.accountId);
   const [rows, total] = await Promise.all([
-    descendingAfter(audiences(db).where('audiences.page_id', '=', pageId), 'audiences.id', page),
-    db.countRows(db.selectFrom('audiences').where('page_id', '=', pageId)),
+    descendingAfter(matching.select(AUDIENCE_COLUMNS), 'id', page),
+    db.countRows(matching),
   ]);
   return pagedOf(rows, page, (row) => [row.id], total);
 }

@@ -17,6 +17,7 @@ import type {
 } from './schema.ts';
 import {
   findPage,
+  findPages,
   insertPage,
   listPages,
   type NewPageRow,
@@ -183,6 +184,12 @@ export async function createPage(db: TenantDb, input: PageCreate, images: ImageC
 
 export async function getPage(db: TenantDb, id: string): Promise<Page> {
   return presentPage(await requirePage(db, id));
+}
+
+/** The pages of these ids that the tenant has, deleted ones included, by id. */
+export async function pagesByIds(db: TenantDb, ids: string[]): Promise<Map<string, Page>> {
+  const rows = await findPages(db, [...new Set(ids)]);
+  return new Map(rows.map((row) => [row.id, presentPage(row)]));
 }
 
 /** Applies the fields given; `null` clears the optional ones. A deleted page cannot change. */

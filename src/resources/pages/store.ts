@@ -43,6 +43,11 @@ export function findPage(db: TenantDb<PagesTables>, id: string): Promise<PageRow
   return db.selectFrom('pages').select(COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
+export function findPages(db: TenantDb<PagesTables>, ids: string[]): Promise<PageRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db.selectFrom('pages').select(COLUMNS).where('id', 'in', ids).execute();
+}
+
 export async function updatePage(db: TenantDb<PagesTables>, id: string, changes: PageChanges): Promise<void> {
   await db.updateTable('pages').set(changes).where('id', '=', id).execute();
 }

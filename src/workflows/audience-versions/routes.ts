@@ -4,6 +4,7 @@ import type { Api } from '../../http/types.ts';
 import {
   Audience,
   AudienceCreate,
+  AudienceIndexQuery,
   AudienceList,
   AudienceListQuery,
   AudienceParams,
@@ -21,6 +22,7 @@ import {
   createAudience,
   getAudience,
   getAudienceVersion,
+  listAudiences,
   listAudienceVersions,
   listPageAudiences,
   publishLatest,
@@ -121,6 +123,26 @@ export async function audienceRoutes(api: Api): Promise<void> {
       },
     },
     (request) => archiveAudience(request.tenantDb, request.params.page_id, request.params.audience_id),
+  );
+
+  api.get(
+    '/v0/audiences',
+    {
+      schema: {
+        tags,
+        operationId: 'listAllAudiences',
+        summary: 'List audiences across pages',
+        description:
+          "Every page's audiences, newest first, archived ones included, each with its `pageId`. `personId` keeps the audiences made for that person, `accountId` those made for that account as a whole; given together, the audiences that match both. An id of nothing gives an empty list.",
+        querystring: AudienceIndexQuery,
+        response: { 200: AudienceList },
+      },
+    },
+    (request) => {
+      const { personId, accountId } = request.query;
+      const filters = { personId, accountId };
+      return paginate(request, filters, (page) => listAudiences(request.tenantDb, filters, page));
+    },
   );
 
   api.post(

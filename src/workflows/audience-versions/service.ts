@@ -8,7 +8,12 @@ import type {
   AudienceUpdate,
   AudienceVersionWithContent,
 } from '../../resources/audiences/schema.ts';
-import type { AudienceRow, AudienceSurroundings, VersionRow } from '../../resources/audiences/service.ts';
+import type {
+  AudienceFilter,
+  AudienceRow,
+  AudienceSurroundings,
+  VersionRow,
+} from '../../resources/audiences/service.ts';
 import * as audiences from '../../resources/audiences/service.ts';
 import * as files from '../../resources/files/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
@@ -25,14 +30,18 @@ function presentIds(ids: (string | null)[]): string[] {
   return ids.filter((id): id is string => id !== null);
 }
 
-/** What audiences are shown with: their page's metadata, and the persons and accounts they are for. */
-async function surroundingsOf(db: TenantDb, page: Page, rows: AudienceRow[]): Promise<AudienceSurroundings> {
+/** What audiences are shown with: their pages' metadata, and the persons and accounts they are for. */
+async function surroundingsOf(
+  db: TenantDb,
+  pagesById: Map<string, Page>,
+  rows: AudienceRow[],
+): Promise<AudienceSurroundings> {
   const people = await persons.personSummaries(db, presentIds(rows.map((row) => row.person_id)));
   const accountIds = [...rows.map((row) => row.account_id), ...[...people.values()].map((p) => p.accountId)];
   const found = await accounts.accountsByIds(db, presentIds(accountIds));
   const companies = new Map([...found].map(([id, account]) => [id, account.name ?? account.domain]));
   return {
-    pageMetadata: page.metadata,
+    pageMetadata: new Map([...pagesById].map(([id, page]) => [id, page.metadata])),
     persons: new Map(
       [...people].map(([id, { name, slug, accountId }]) => [
         id,
@@ -43,13 +52,15 @@ async function surroundingsOf(db: TenantDb, page: Page, rows: AudienceRow[]): Pr
   };
 }
 
-async function show(db: TenantDb, page: Page, rows: AudienceRow[]): Promise<Audience[]> {
-  return audiences.presentAudiences(db, rows, await surroundingsOf(db, page, rows));
+async function show(db: TenantDb, pagesById: Map<string, Page>, rows: AudienceRow[]): Promise<Audience[]> {
+  return audiences.presentAudiences(db, rows, await surroundingsOf(db, pagesById, rows));
 }
 
 async function showOne(db: TenantDb, pageId: string, id: string): Promise<Audience> {
   const page = await pages.getPage(db, pageId);
-  const [audience] = await show(db, page, [await audiences.requireAudience(db, pageId, id)]);
+  const [audience] = await show(db, new Map([[pageId, page]]), [
+    await audiences.requireAudience(db, pageId, id),
+  ]);
   return audience as Audience;
 }
 
@@ -146,8 +157,25 @@ export async function listPageAudiences(
   request: Paging,
 ): Promise<Paged<Audience>> {
   const page = await pages.getPage(db, pageId);
-  const rows = await audiences.listAudienceRows(db, pageId, request);
-  return { ...rows, items: await show(db, page, rows.items) };
+  const rows = await audiences.listAudienceRows(db, { pageId }, request);
+  return { ...rows, items: await show(db, new Map([[pageId, page]]), rows.items) };
+}
+
+/**
+ * Audiences across pages, newest first: the tenant's, or those made for one person or one account
+ * (an account's means those for the whole company, not for one of its persons).
+ */
+export async function listAudiences(
+  db: TenantDb,
+  filter: Omit<AudienceFilter, 'pageId'>,
+  request: Paging,
+): Promise<Paged<Audience>> {
+  const rows = await audiences.listAudienceRows(db, filter, request);
+  const pagesById = await pages.pagesByIds(
+    db,
+    rows.items.map((row) => row.page_id),
+  );
+  return { ...rows, items: await show(db, pagesById, rows.items) };
 }
 
 export async function updateAudience(
