@@ -1,4 +1,4 @@
-import { type Audience, type Page, paginate } from '@tailor/client';
+import type { Audience, Page } from '@tailor/client';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { type Failure, failureOf, type TailorClient, unwrap } from '../../api.ts';
 import { useSession } from '../../session.tsx';
@@ -9,36 +9,40 @@ export interface PageAudience {
   page: Page;
 }
 
-/** Pages read in one round: one page of GET /v0/pages. */
-const PAGES_PER_ROUND = 100;
-/** Audience lists asked for at once, well under a key's rate limit. */
+/** Audiences read in one round: one page of GET /v0/audiences. */
+const AUDIENCES_PER_ROUND = 100;
+/** Pages asked for at once, well under a key's rate limit. */
 const AT_ONCE = 4;
 /** Rounds read on their own to find the audiences sought; past them, on demand (`readMore`). */
 const SEEK_ROUNDS = 5;
 
 /**
- * The tenant's audiences with their pages, read across pages. The API lists audiences per page only
- * (`GET /v0/pages/{page_id}/audiences`) and answers no audience by its id alone, so a view that needs
- * audiences of any page (those made for a person, those a list of links serves) reads the pages, newest
- * first, a round of 100 at a time, and the audiences of each page that has any (archived ones too).
- * Pages without a live audience, and deleted pages, are not read.
+ * Audiences with their pages, read across pages from `GET /v0/audiences`, newest first (only those
+ * made for one person when `personId` is given), a round of 100 at a time, each page they belong to
+ * read once. The API answers no audience by its id alone, so a view that names the audiences a list
+ * of links serves reads on (`seek`), a few rounds by itself, until it has found them. An audience
+ * whose page was deleted is not shown.
  */
 export class AudienceDirectory {
   /** Every audience read so far, by id. */
   readonly found = new Map<string, PageAudience>();
-  pagesRead = 0;
+  audiencesRead = 0;
   /** Rounds read so far. */
   rounds = 0;
-  /** Pages remain to be read. */
+  /** Audiences remain to be read. */
   more = true;
   reading = false;
   failure: Failure | null = null;
   private cursor: string | undefined;
+  private readonly pages = new Map<string, Page | null>();
   private readonly sought = new Set<string>();
   private roundsSeeking = 0;
   private readonly listeners = new Set<() => void>();
 
-  constructor(private readonly client: TailorClient) {}
+  constructor(
+    private readonly client: TailorClient,
+    private readonly filter: { personId?: string } = {},
+  ) {}
 
   subscribe(listener: () => void): () => void {
     this.listeners.add(listener);
@@ -50,23 +54,26 @@ export class AudienceDirectory {
     return [...this.sought].filter((id) => !this.found.has(id)).length;
   }
 
-  /** Reads the next round of pages and their audiences. */
+  /** Reads the next round of audiences and their pages. */
   async readMore(): Promise<void> {
     if (this.reading || !this.more) return;
     this.reading = true;
     this.changed();
     try {
-      const pages = await unwrap(
-        this.client.GET('/v0/pages', { params: { query: { limit: PAGES_PER_ROUND, cursor: this.cursor } } }),
+      const audiences = await unwrap(
+        this.client.GET('/v0/audiences', {
+          params: { query: { limit: AUDIENCES_PER_ROUND, cursor: this.cursor, ...this.filter } },
+        }),
       );
-      const withAudiences = pages.items.filter((page) => page.audiencesCount > 0);
-      for (let at = 0; at < withAudiences.length; at += AT_ONCE) {
-        await Promise.all(withAudiences.slice(at, at + AT_ONCE).map((page) => this.readAudiences(page)));
+      await this.readPages(audiences.items.map((audience) => audience.pageId));
+      for (const audience of audiences.items) {
+        const page = this.pages.get(audience.pageId);
+        if (page) this.found.set(audience.audienceId, { audience, page });
       }
-      this.pagesRead += pages.items.length;
+      this.audiencesRead += audiences.items.length;
       this.rounds++;
-      this.cursor = pages.nextCursor ?? undefined;
-      this.more = pages.hasMore;
+      this.cursor = audiences.nextCursor ?? undefined;
+      this.more = audiences.hasMore;
       this.failure = null;
     } catch (error) {
       this.failure = failureOf(error);
@@ -92,11 +99,18 @@ export class AudienceDirectory {
     void this.readMore();
   }
 
-  private async readAudiences(page: Page): Promise<void> {
-    const audiences = paginate(this.client, '/v0/pages/{page_id}/audiences', {
-      params: { path: { page_id: page.pageId }, query: { limit: 100 } },
-    });
-    for await (const audience of audiences) this.found.set(audience.audienceId, { audience, page });
+  /** Reads the pages not read yet; a deleted page is kept as null. */
+  private async readPages(ids: string[]): Promise<void> {
+    const unread = [...new Set(ids)].filter((id) => !this.pages.has(id));
+    for (let at = 0; at < unread.length; at += AT_ONCE) {
+      await Promise.all(unread.slice(at, at + AT_ONCE).map((id) => this.readPage(id)));
+    }
+  }
+
+  private async readPage(pageId: string): Promise<void> {
+    const answer = await this.client.GET('/v0/pages/{page_id}', { params: { path: { page_id: pageId } } });
+    if (answer.response.status === 404) this.pages.set(pageId, null);
+    else this.pages.set(pageId, await unwrap(answer));
   }
 
   private changed(): void {
@@ -105,9 +119,9 @@ export class AudienceDirectory {
 }
 
 /** A directory for this view, read anew when `deps` change; the view renders again as it fills. */
-export function useAudienceDirectory(deps: unknown[]): AudienceDirectory {
+export function useAudienceDirectory(deps: unknown[], filter: { personId?: string } = {}): AudienceDirectory {
   const { client } = useSession();
-  const directory = useMemo(() => new AudienceDirectory(client), [client, ...deps]);
+  const directory = useMemo(() => new AudienceDirectory(client, filter), [client, ...deps]);
   const [, setChanges] = useState(0);
   useEffect(() => directory.subscribe(() => setChanges((count) => count + 1)), [directory]);
   return directory;

@@ -20,7 +20,7 @@ interface LinkListProps {
   onRemoved?: () => void;
 }
 
-/** The page and audience a link serves, by their names, found across the tenant's pages. */
+/** The page and audience a link serves, by their names, found among the tenant's audiences. */
 function LinkTarget({ directory, audienceId }: { directory: AudienceDirectory; audienceId: string }) {
   useEffect(() => directory.seek(audienceId), [directory, audienceId]);
   const target = directory.found.get(audienceId);
@@ -37,8 +37,9 @@ function LinkTarget({ directory, audienceId }: { directory: AudienceDirectory; a
   }
   if (directory.reading || (directory.rounds === 0 && !directory.failure))
     return <span class="muted">Loading…</span>;
-  if (directory.more) return <span class="muted">not among the {directory.pagesRead} newest pages</span>;
-  return <span class="muted">not found: its page has no live audience or was deleted</span>;
+  if (directory.more)
+    return <span class="muted">not among the {directory.audiencesRead} newest audiences</span>;
+  return <span class="muted">not found: its page was deleted</span>;
 }
 
 /** Page links, newest first, each with its public URL to copy; deleted ones say so. */
@@ -127,7 +128,7 @@ function ReadOlderPages({ directory }: { directory: AudienceDirectory }) {
   return (
     <p>
       <button type="button" onClick={() => void directory.readMore()}>
-        Look through older pages
+        Look through older audiences
       </button>
     </p>
   );

@@ -2,7 +2,7 @@ import type { Person, PersonLog } from '@tailor/client';
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
-import { dateOf, StatusBadge, Time, WebLink } from '../../components/format.tsx';
+import { StatusBadge, Time, WebLink } from '../../components/format.tsx';
 import { Field, SubmitForm, TextArea } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
@@ -112,16 +112,11 @@ function PersonFacts({ person }: { person: Person }) {
   );
 }
 
-/**
- * The pages made for the person: their audiences, found across the tenant's pages (the API lists
- * audiences per page only), the 100 newest pages first and older ones on demand.
- */
+/** The pages made for the person: their audiences with their pages, the 100 newest first, older on demand. */
 function PersonPages({ personId }: { personId: string }) {
-  const directory = useAudienceDirectory([personId]);
+  const directory = useAudienceDirectory([personId], { personId });
   useEffect(() => void directory.readMore(), [directory]);
-  const theirs = [...directory.found.values()]
-    .filter(({ audience }) => audience.personId === personId)
-    .sort((a, b) => dateOf(b.audience.createdAt).getTime() - dateOf(a.audience.createdAt).getTime());
+  const theirs = [...directory.found.values()];
   return (
     <section aria-labelledby="pages-heading" aria-busy={directory.reading}>
       <h2 id="pages-heading">Pages for them</h2>
@@ -157,14 +152,14 @@ function PersonPages({ personId }: { personId: string }) {
         <div class="list-foot">
           <span class="muted" aria-live="polite">
             {directory.more
-              ? `${theirs.length || 'None'} among the ${directory.pagesRead} newest pages`
+              ? `Showing the ${theirs.length} newest`
               : theirs.length === 0
                 ? 'No page made for them yet.'
                 : `Showing ${theirs.length}`}
           </span>
           {directory.more && (
             <button type="button" onClick={() => void directory.readMore()}>
-              Look through older pages
+              Show older ones
             </button>
           )}
         </div>
