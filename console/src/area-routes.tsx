@@ -11,12 +11,15 @@ import { BrandList } from './views/brands/list.tsx';
 import { PersonDetail } from './views/persons/detail.tsx';
 import { EditPerson, NewPerson } from './views/persons/edit.tsx';
 import { PersonList } from './views/persons/list.tsx';
+import { TopicDetail } from './views/topics/detail.tsx';
+import { EditTopic, NewTopic } from './views/topics/edit.tsx';
+import { TopicList } from './views/topics/list.tsx';
 import { WebhookDetail } from './views/webhooks/detail.tsx';
 import { WebhookList } from './views/webhooks/list.tsx';
 
 /**
  * The views beyond pages and their links: a page's analytics and an audience's lift, persons and
- * accounts, brands, webhooks. ROUTES and NAV (routes.tsx) take these in after their own.
+ * accounts, brands, topics, webhooks. ROUTES and NAV (routes.tsx) take these in after their own.
  */
 export const AREA_ROUTES: Route[] = [
   { pattern: '/pages/:pageId/analytics', view: ({ pageId = '' }) => <PageAnalytics pageId={pageId} /> },
@@ -34,6 +37,10 @@ export const AREA_ROUTES: Route[] = [
   { pattern: '/brands/new', view: () => <NewBrand /> },
   { pattern: '/brands/:brandId', view: ({ brandId = '' }) => <BrandDetail brandId={brandId} /> },
   { pattern: '/brands/:brandId/edit', view: ({ brandId = '' }) => <EditBrand brandId={brandId} /> },
+  { pattern: '/topics', view: () => <TopicList /> },
+  { pattern: '/topics/new', view: () => <NewTopic /> },
+  { pattern: '/topics/:topicId', view: ({ topicId = '' }) => <TopicDetail topicId={topicId} /> },
+  { pattern: '/topics/:topicId/edit', view: ({ topicId = '' }) => <EditTopic topicId={topicId} /> },
   { pattern: '/webhooks', view: () => <WebhookList /> },
   {
     pattern: '/webhooks/:subscriptionId',
@@ -45,5 +52,6 @@ export const AREA_NAV: NavItem[] = [
   { label: 'Persons', href: '/persons' },
   { label: 'Accounts', href: '/accounts' },
   { label: 'Brands', href: '/brands' },
+  { label: 'Topics', href: '/topics' },
   { label: 'Webhooks', href: '/webhooks' },
 ];

@@ -92,3 +92,37 @@ export async function expectNoWriteControl(page: Page, view: string): Promise<vo
   expect(await page.getByRole('link', { name: /new|edit/i }).count(), view).toBe(0);
   expect(await page.locator('form, input[type="file"]').count(), view).toBe(0);
 }
+
+/**
+ * The words of `names` that the page shows broken across lines although each would fit on a line of
+ * the view's content: every word of every occurrence must lie on a single line. (Run in the page: the
+ * tests are compiled without the DOM's types.)
+ */
+export async function brokenWords(page: Page, names: string[]): Promise<string[]> {
+  return page.evaluate(`(() => {
+    const main = document.querySelector('main');
+    const style = getComputedStyle(main);
+    const line = main.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const broken = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+      for (const name of ${JSON.stringify(names)}) {
+        let offset = text.data.indexOf(name);
+        if (offset < 0) continue;
+        for (const word of name.split(' ')) {
+          const range = document.createRange();
+          range.setStart(text, offset);
+          range.setEnd(text, offset + word.length);
+          const parts = [...range.getClientRects()].filter((rect) => rect.width > 0);
+          const width = parts.reduce((sum, rect) => sum + rect.width, 0);
+          if (new Set(parts.map((rect) => Math.round(rect.top))).size > 1 && width < line) {
+            const parent = text.parentElement;
+            broken.push('"' + word + '" in <' + parent.tagName.toLowerCase() + ' class="' + parent.className + '">');
+          }
+          offset += word.length + 1;
+        }
+      }
+    }
+    return broken;
+  })()`);
+}

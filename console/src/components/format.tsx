@@ -21,14 +21,20 @@ export function StatusBadge({ status }: { status: string }) {
   return <span class={`badge ${status}`}>{status}</span>;
 }
 
+interface WebLinkProps {
+  url: string;
+  class?: string;
+  children: ComponentChildren;
+}
+
 /**
  * A link that opens in a new tab when `url` is an absolute http(s) URL; any other value (one stored
  * before the API checked schemes, a `javascript:` URL) is shown as text and never linked.
  */
-export function WebLink({ url, children }: { url: string; children: ComponentChildren }) {
+export function WebLink({ url, class: className, children }: WebLinkProps) {
   if (!/^https?:\/\//i.test(url)) return <span>{url}</span>;
   return (
-    <a href={url} target="_blank" rel="noopener noreferrer">
+    <a class={className} href={url} target="_blank" rel="noopener noreferrer">
       {children}
     </a>
   );

@@ -11,6 +11,7 @@ import { useAction, useInterval, useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
 import { LinkCreate, LinkList } from '../page-links/links.tsx';
+import { LiveLink } from '../page-links/live.tsx';
 import { GENERATING } from '../pages/detail.tsx';
 import { HoldoutField } from './holdout.tsx';
 
@@ -54,6 +55,7 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
     [pageId],
   );
   const [versionsShown, setVersionsShown] = useState(0);
+  // Changes when a link of the audience is made or deleted: the list and Open live page follow.
   const [linksMade, setLinksMade] = useState(0);
   const generating = audience.data ? GENERATING.has(audience.data.status) : false;
 
@@ -88,6 +90,9 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
           </>
         }
       >
+        {data && page.data && (
+          <LiveLink page={page.data} audience={data} linksVersion={linksMade} class="button" />
+        )}
         <Link class="button" href={`/pages/${pageId}/audiences/${audienceId}/lift`}>
           Lift
         </Link>
@@ -135,7 +140,11 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
             <LinkCreate audienceId={audienceId} onCreated={() => setLinksMade((count) => count + 1)} />
           </Writable>
         )}
-        <LinkList audienceId={audienceId} version={linksMade} />
+        <LinkList
+          audienceId={audienceId}
+          version={linksMade}
+          onRemoved={() => setLinksMade((count) => count + 1)}
+        />
       </section>
     </>
   );
@@ -162,7 +171,9 @@ function AudienceFacts({ audience }: { audience: Audience }) {
         </div>
         <div>
           <dt>For</dt>
-          <dd>{audience.computedName}</dd>
+          <dd>
+            <AudienceFor audience={audience} />
+          </dd>
         </div>
         <div>
           <dt>Created</dt>
@@ -179,6 +190,18 @@ function AudienceFacts({ audience }: { audience: Audience }) {
       )}
     </div>
   );
+}
+
+/** Who the audience is for: the person, or everyone at the account, linked; or anyone. */
+function AudienceFor({ audience }: { audience: Audience }) {
+  if (audience.personId) return <Link href={`/persons/${audience.personId}`}>{audience.computedName}</Link>;
+  if (audience.accountId)
+    return (
+      <>
+        everyone at <Link href={`/accounts/${audience.accountId}`}>{audience.computedName}</Link>
+      </>
+    );
+  return <>{audience.computedName} (anyone)</>;
 }
 
 function HoldoutForm({
@@ -212,6 +235,19 @@ function HoldoutForm({
   );
 }
 
+/**
+ * Why a version ended as it did: a cancelled one's `generationNote` (generation gave up), or, without
+ * one, that it was stopped; a draft's note says why the built-in personalizer wrote it.
+ */
+function VersionNote({ version }: { version: AudienceVersionWithContent }) {
+  if (version.generationNote) return <p class="version-note">{version.generationNote}</p>;
+  if (version.state === 'cancelled')
+    return (
+      <p class="version-note muted">Stopped before it was generated: cancelled, replaced or archived.</p>
+    );
+  return null;
+}
+
 function VersionList({ ids, version }: { ids: Ids; version: number }) {
   const { client } = useSession();
   const previewHref = (item: AudienceVersionWithContent) =>
@@ -240,6 +276,7 @@ function VersionList({ ids, version }: { ids: Ids; version: number }) {
             <>
               <StatusBadge status={item.state} />
               {item.obsoleteAt && <span class="muted"> replaced</span>}
+              <VersionNote version={item} />
             </>
           ),
         },
@@ -256,7 +293,9 @@ function VersionList({ ids, version }: { ids: Ids; version: number }) {
             item.content || item.versionNumber === 0 ? (
               <Link href={previewHref(item)}>Preview v{item.versionNumber}</Link>
             ) : (
-              <span class="muted">not generated yet</span>
+              <span class="muted">
+                {item.state === 'cancelled' ? 'never generated' : 'not generated yet'}
+              </span>
             ),
         },
       ]}

@@ -1,5 +1,5 @@
 import type { PageLink } from '@tailor/client';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { CopyField } from '../../components/copy.tsx';
 import { Time } from '../../components/format.tsx';
@@ -7,19 +7,46 @@ import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction } from '../../hooks.ts';
+import { Link } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
+import { type AudienceDirectory, useAudienceDirectory } from '../audiences/directory.ts';
 
 interface LinkListProps {
   /** Only the links to this audience; every link of the tenant when absent. */
   audienceId?: string;
   /** Changes when a link was made, to list it. */
   version: number;
+  /** A link was deleted. */
+  onRemoved?: () => void;
+}
+
+/** The page and audience a link serves, by their names, found across the tenant's pages. */
+function LinkTarget({ directory, audienceId }: { directory: AudienceDirectory; audienceId: string }) {
+  useEffect(() => directory.seek(audienceId), [directory, audienceId]);
+  const target = directory.found.get(audienceId);
+  if (target) {
+    const { page, audience } = target;
+    return (
+      <span>
+        <Link href={`/pages/${page.pageId}`}>{page.name}</Link>
+        <span aria-hidden="true"> › </span>
+        <span class="visually-hidden">, for </span>
+        <Link href={`/pages/${page.pageId}/audiences/${audience.audienceId}`}>{audience.effectiveName}</Link>
+      </span>
+    );
+  }
+  if (directory.reading || (directory.rounds === 0 && !directory.failure))
+    return <span class="muted">Loading…</span>;
+  if (directory.more) return <span class="muted">not among the {directory.pagesRead} newest pages</span>;
+  return <span class="muted">not found: its page has no live audience or was deleted</span>;
 }
 
 /** Page links, newest first, each with its public URL to copy; deleted ones say so. */
-export function LinkList({ audienceId, version }: LinkListProps) {
+export function LinkList({ audienceId, version, onRemoved }: LinkListProps) {
   const session = useSession();
   const [removed, setRemoved] = useState(0);
+  // Every link of the tenant names its page and audience; the links of one audience need not.
+  const directory = useAudienceDirectory([version]);
   const remove = useAction(async (link: PageLink) => {
     await unwrap(
       session.client.DELETE('/v0/page_links/{page_link_id}', {
@@ -27,10 +54,11 @@ export function LinkList({ audienceId, version }: LinkListProps) {
       }),
     );
     setRemoved((count) => count + 1);
+    onRemoved?.();
   });
   return (
     <>
-      <ProblemMessage failure={remove.failure} />
+      <ProblemMessage failure={remove.failure ?? (audienceId ? null : directory.failure)} />
       <PagedList<PageLink>
         caption="Page links"
         deps={[audienceId, version, removed]}
@@ -58,7 +86,14 @@ export function LinkList({ audienceId, version }: LinkListProps) {
           },
           ...(audienceId
             ? []
-            : [{ label: 'Audience', cell: (link: PageLink) => <code>{link.target.audienceId}</code> }]),
+            : [
+                {
+                  label: 'Page and audience',
+                  cell: (link: PageLink) => (
+                    <LinkTarget directory={directory} audienceId={link.target.audienceId} />
+                  ),
+                },
+              ]),
           { label: 'Created', cell: (link) => <Time at={link.createdAt} /> },
           {
             label: 'Actions',
@@ -81,7 +116,20 @@ export function LinkList({ audienceId, version }: LinkListProps) {
           },
         ]}
       />
+      {!audienceId && <ReadOlderPages directory={directory} />}
     </>
+  );
+}
+
+/** When some audiences were not among the pages read on their own, reads on at the user's request. */
+function ReadOlderPages({ directory }: { directory: AudienceDirectory }) {
+  if (directory.missing === 0 || !directory.more || directory.reading) return null;
+  return (
+    <p>
+      <button type="button" onClick={() => void directory.readMore()}>
+        Look through older pages
+      </button>
+    </p>
   );
 }
 

@@ -7,6 +7,8 @@ import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction, useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
+import { BrandName } from '../brands/names.tsx';
+import { LiveLink } from '../page-links/live.tsx';
 import { PageTabs } from './tabs.tsx';
 
 /** States a version passes through on its way to draft: lists showing one refresh themselves. */
@@ -59,7 +61,7 @@ export function PageDetail({ pageId }: { pageId: string }) {
       <ProblemMessage failure={page.failure ?? act.failure} />
       {page.data && <PageFacts page={page.data} />}
       <PageTabs pageId={pageId} current="" />
-      <AudienceList pageId={pageId} canCreate={page.data?.status !== 'archived' && !page.data?.deletedAt} />
+      <AudienceList pageId={pageId} page={page.data} />
     </>
   );
 }
@@ -80,7 +82,9 @@ function PageFacts({ page }: { page: Page }) {
         </div>
         <div>
           <dt>Brand</dt>
-          <dd>{page.brandId || <span class="muted">none</span>}</dd>
+          <dd>
+            <BrandName brandId={page.brandId} />
+          </dd>
         </div>
         <div>
           <dt>Type</dt>
@@ -111,8 +115,9 @@ function PageFacts({ page }: { page: Page }) {
   );
 }
 
-function AudienceList({ pageId, canCreate }: { pageId: string; canCreate: boolean }) {
+function AudienceList({ pageId, page }: { pageId: string; page: Page | undefined }) {
   const { client } = useSession();
+  const canCreate = page?.status !== 'archived' && !page?.deletedAt;
   return (
     <section aria-labelledby="audiences-heading">
       <div class="view-head">
@@ -142,6 +147,10 @@ function AudienceList({ pageId, canCreate }: { pageId: string; canCreate: boolea
           { label: 'Latest version', cell: (audience) => <StatusBadge status={audience.status} /> },
           { label: 'Visitors see', cell: (audience) => `version ${audience.publishedVersion.versionNumber}` },
           { label: 'Holdout', cell: (audience) => `${audience.holdoutPercent} %` },
+          {
+            label: 'Live page',
+            cell: (audience) => page && <LiveLink page={page} audience={audience} explain />,
+          },
           { label: 'Created', cell: (audience) => <Time at={audience.createdAt} /> },
         ]}
       />

@@ -1,10 +1,9 @@
 import type { Page, PageCreate, PageType } from '@tailor/client';
 import { useState } from 'preact/hooks';
-import { type Failure, unwrap } from '../../api.ts';
+import type { Failure } from '../../api.ts';
 import { Checkbox, Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
 import { Rows } from '../../components/rows.tsx';
-import { useLoad } from '../../hooks.ts';
-import { useSession } from '../../session.tsx';
+import { useBrands } from '../brands/names.tsx';
 
 type ActionDraft = PageCreate['actions'][number];
 type WidgetDraft = PageCreate['actionCardWidgets'][number];
@@ -32,6 +31,23 @@ const PAGE_TYPES: { value: PageType; label: string }[] = [
   { value: 'custom', label: 'Custom' },
 ];
 const ACTION_TYPES = ['link', 'form', 'phone', 'email'];
+
+/**
+ * The widget kinds docs/resources.md names. The API takes any kind (the contract lists none) and a
+ * page shows a widget by what it holds: its logos, else its title with the first action's button.
+ */
+const WIDGET_KINDS = [
+  { value: 'logos', label: 'Logos (a strip of customer logos)' },
+  { value: 'testimonial', label: 'Testimonial' },
+  { value: 'cta', label: 'Call to action (the title and the first button)' },
+];
+
+/** The kinds offered, with a widget's own kind when it is none of them (set through the API). */
+function widgetKinds(current: string) {
+  return WIDGET_KINDS.some((kind) => kind.value === current)
+    ? WIDGET_KINDS
+    : [...WIDGET_KINDS, { value: current, label: current }];
+}
 
 const BLANK_ACTION: ActionDraft = { actionId: '', buttonTitle: '', actionType: 'link', url: '', purpose: '' };
 const BLANK_WIDGET: WidgetDraft = { type: 'logos', title: '', logos: [] };
@@ -131,9 +147,8 @@ interface PageFormProps {
 
 /** Every field a page needs, with the API's errors beside them. */
 export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: PageFormProps) {
-  const { client } = useSession();
   const [draft, setDraft] = useState(initial);
-  const brands = useLoad(() => unwrap(client.GET('/v0/brands', { params: { query: { limit: 100 } } })), []);
+  const brands = useBrands();
   const set = (changes: Partial<PageDraft>) => setDraft({ ...draft, ...changes });
 
   return (
@@ -178,7 +193,7 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
                   onValue={(brandId) => set({ brandId })}
                 />
                 <datalist id="brand-ids">
-                  {brands.data?.items.map((brand) => (
+                  {brands.data?.map((brand) => (
                     <option key={brand.brandId} value={brand.brandId}>
                       {brand.name}
                     </option>
@@ -313,14 +328,19 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
         {(widget, update, index) => (
           <>
             <div class="row">
-              <Field
-                label="Kind"
-                name={`actionCardWidgets/${index}/type`}
-                failure={failure}
-                hint="logos, testimonial, cta…"
-              >
+              <Field label="Kind" name={`actionCardWidgets/${index}/type`} failure={failure}>
                 {(control) => (
-                  <TextInput {...control} required value={widget.type} onValue={(type) => update({ type })} />
+                  <select
+                    {...control}
+                    value={widget.type}
+                    onChange={(event) => update({ type: (event.currentTarget as HTMLSelectElement).value })}
+                  >
+                    {widgetKinds(widget.type).map((kind) => (
+                      <option key={kind.value} value={kind.value}>
+                        {kind.label}
+                      </option>
+                    ))}
+                  </select>
                 )}
               </Field>
               <Field label="Title" name={`actionCardWidgets/${index}/title`} failure={failure}>

@@ -1,15 +1,18 @@
 import type { Person, PersonLog } from '@tailor/client';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
-import { StatusBadge, Time, WebLink } from '../../components/format.tsx';
+import { dateOf, StatusBadge, Time, WebLink } from '../../components/format.tsx';
 import { Field, SubmitForm, TextArea } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
+import { Table } from '../../components/table.tsx';
 import { useAction, useLoad } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
+import { useAudienceDirectory } from '../audiences/directory.ts';
+import { LiveLink } from '../page-links/live.tsx';
 
 export function PersonDetail({ personId }: { personId: string }) {
   const { client } = useSession();
@@ -39,6 +42,7 @@ export function PersonDetail({ personId }: { personId: string }) {
       </ViewHead>
       <ProblemMessage failure={person.failure ?? erase.failure} />
       {person.data && <PersonFacts person={person.data} />}
+      <PersonPages personId={personId} />
       <PersonLogs personId={personId} />
     </>
   );
@@ -105,6 +109,68 @@ function PersonFacts({ person }: { person: Person }) {
         </div>
       </dl>
     </div>
+  );
+}
+
+/**
+ * The pages made for the person: their audiences, found across the tenant's pages (the API lists
+ * audiences per page only), the 100 newest pages first and older ones on demand.
+ */
+function PersonPages({ personId }: { personId: string }) {
+  const directory = useAudienceDirectory([personId]);
+  useEffect(() => void directory.readMore(), [directory]);
+  const theirs = [...directory.found.values()]
+    .filter(({ audience }) => audience.personId === personId)
+    .sort((a, b) => dateOf(b.audience.createdAt).getTime() - dateOf(a.audience.createdAt).getTime());
+  return (
+    <section aria-labelledby="pages-heading" aria-busy={directory.reading}>
+      <h2 id="pages-heading">Pages for them</h2>
+      <ProblemMessage failure={directory.failure} />
+      {theirs.length > 0 && (
+        <Table
+          caption="Pages made for this person"
+          items={theirs}
+          rowKey={({ audience }) => audience.audienceId}
+          columns={[
+            { label: 'Page', cell: ({ page }) => <Link href={`/pages/${page.pageId}`}>{page.name}</Link> },
+            {
+              label: 'Audience',
+              cell: ({ page, audience }) => (
+                <Link href={`/pages/${page.pageId}/audiences/${audience.audienceId}`}>
+                  {audience.effectiveName}
+                </Link>
+              ),
+            },
+            { label: 'Latest version', cell: ({ audience }) => <StatusBadge status={audience.status} /> },
+            {
+              label: 'Visitors see',
+              cell: ({ audience }) => `version ${audience.publishedVersion.versionNumber}`,
+            },
+            {
+              label: 'Live page',
+              cell: ({ page, audience }) => <LiveLink page={page} audience={audience} explain />,
+            },
+          ]}
+        />
+      )}
+      {directory.rounds > 0 && !directory.reading && (
+        <div class="list-foot">
+          <span class="muted" aria-live="polite">
+            {directory.more
+              ? `${theirs.length || 'None'} among the ${directory.pagesRead} newest pages`
+              : theirs.length === 0
+                ? 'No page made for them yet.'
+                : `Showing ${theirs.length}`}
+          </span>
+          {directory.more && (
+            <button type="button" onClick={() => void directory.readMore()}>
+              Look through older pages
+            </button>
+          )}
+        </div>
+      )}
+      {directory.reading && <p class="muted">Loading…</p>}
+    </section>
   );
 }
 

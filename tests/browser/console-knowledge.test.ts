@@ -1,0 +1,453 @@
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey } from '../../src/resources/api-keys/service.ts';
+import { hasChromium, launchChromium } from '../helpers/browser.ts';
+import {
+  brokenWords,
+  checkView,
+  expectNoWriteControl,
+  openConsole,
+  settle,
+  signIn,
+  VIEWPORTS,
+  type ViewportName,
+} from '../helpers/console.ts';
+import { type LinkedPage, publishLinkedPage, SAMPLE_PAGE } from '../helpers/pages.ts';
+import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * The marketer's knowledge and what the console names (issue 22): topics with their entries'
+ * markdown previewed, page links by their page and audience, the live page, a person's pages, widget
+ * kinds, why a version ended, brand names whole on a small phone.
+ */
+
+let server: TestServer;
+let api: Client;
+let browser: Browser;
+/** A published page of brand acme for Sam Lee, personalized and linked at /spring/sam. */
+let sample: LinkedPage;
+let personId: string;
+/** A draft page with an audience for Sam Lee: not served yet. */
+let draftPageId: string;
+/** A topic scoped to the brand with the long name, with a markdown entry. */
+let storiesId: string;
+
+async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
+  const answer = await response;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  return answer.body;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  api = await server.newTenant();
+  await ok(api.request('PUT', '/v0/brands/acme', { body: { name: 'Acme Retail' } }), 201);
+  await ok(
+    api.request('PUT', '/v0/brands/northwind', { body: { name: 'Northwind Outfitters Internationale' } }),
+    201,
+  );
+  const sam = await ok(api.post('/v0/persons', { name: 'Sam Lee', email: 'sam@initech.example' }), 201);
+  personId = sam.personId;
+  const account = (await ok(api.get('/v0/accounts/search?query=initech'))).items[0];
+  await ok(api.patch(`/v0/accounts/${account.accountId}`, { name: 'Initech' }));
+  sample = await publishLinkedPage(server, api, { path: '/spring/sam', audience: { personId } });
+  const draft = await ok(
+    api.post('/v0/pages', { ...SAMPLE_PAGE, name: 'Winter preview', brandId: 'northwind' }),
+    201,
+  );
+  draftPageId = draft.pageId;
+  await ok(api.post(`/v0/pages/${draftPageId}/audiences`, { personId }), 201);
+  await ok(
+    api.post('/v0/topics', {
+      title: 'Pricing',
+      purpose: 'What plans cost.',
+      isDefault: true,
+    }),
+    201,
+  );
+  const stories = await ok(
+    api.post('/v0/topics', {
+      title: 'Customer stories',
+      purpose: 'Results retailers got; draw on them when the audience is a retailer.',
+      brandIds: ['northwind', 'acme'],
+    }),
+    201,
+  );
+  storiesId = stories.topicId;
+  await ok(
+    api.post(`/v0/topics/${storiesId}/entries`, {
+      content: {
+        type: 'markdown',
+        content:
+          '**Northwind Outfitters** raised booked demos by *38%* in six weeks.\n\n- a page per account\n- no new tools',
+      },
+    }),
+    201,
+  );
+  if (hasChromium) browser = await launchChromium();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A row of the table named `caption` (cards at phone width) holding `text`. */
+function row(page: Page, caption: string, text: string): Locator {
+  return page
+    .locator('table', { has: page.locator(`caption:text-is("${caption}")`) })
+    .locator('tr', { hasText: text });
+}
+
+async function cell(row: Locator, column: string): Promise<string> {
+  return ((await row.locator(`td[data-label="${column}"]`).textContent()) ?? '').trim();
+}
+
+/** Moves within the app as a click on a link would (no reload, the key stays in the tab). */
+async function goTo(page: Page, view: string): Promise<void> {
+  await page.evaluate(
+    `history.pushState(null, '', '/console${view}'); dispatchEvent(new PopStateEvent('popstate'))`,
+  );
+  await page.getByRole('heading', { level: 1 }).first().waitFor();
+  await settle(page);
+}
+
+describe.skipIf(!hasChromium)('topics, names and live pages in the console', () => {
+  it('makes a topic scoped to a brand, writes an entry with a live preview of its markdown, and edits both', async () => {
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await page.getByRole('link', { name: 'Topics' }).click();
+    await page.getByRole('link', { name: 'New topic' }).click();
+
+    // A field error shows beside its field.
+    await page.getByLabel('Title').fill('x'.repeat(256));
+    await page.getByRole('button', { name: 'Create the topic' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Validation failed' }).waitFor();
+    expect(await page.getByLabel('Title').getAttribute('aria-invalid')).toBe('true');
+
+    await page.getByLabel('Title').fill('Security answers');
+    await page.getByLabel('Purpose').fill('What security reviews ask.');
+    await page.getByLabel('Only for the pages of these brands:').check();
+    await page.getByLabel('Acme Retail').check();
+    await page.getByRole('button', { name: 'Create the topic' }).click();
+    await page.getByRole('heading', { name: 'Security answers', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Acme Retail' }).waitFor();
+    const topicId = page.url().split('/').pop() as string;
+    expect((await ok(api.get(`/v0/topics/${topicId}`))).brandIds).toEqual(['acme']);
+
+    // The preview follows the text as it is typed, in the page's markdown subset.
+    const text = [
+      'We are **SOC 2** audited, *every year*.',
+      '',
+      '- SSO with SAML',
+      '- [Our trust page](https://trust.example/)',
+      '',
+      '# A heading <b>with markup</b>',
+      '',
+      '[not a web link](javascript:alert(1)) <img src=x onerror=alert(1)>',
+    ].join('\n');
+    const newEntry = page.getByRole('group', { name: 'New entry' });
+    await newEntry.getByLabel('Text').fill(text);
+    const preview = page.getByRole('region', { name: 'Preview of new entry' });
+    await preview.locator('strong', { hasText: 'SOC 2' }).waitFor();
+    expect(await preview.locator('em').textContent()).toBe('every year');
+    expect(await preview.locator('li').allTextContents()).toEqual(['SSO with SAML', 'Our trust page']);
+    const link = preview.getByRole('link', { name: 'Our trust page' });
+    expect(await link.getAttribute('href')).toBe('https://trust.example/');
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toContain('noopener');
+    // A heading reads as a bold paragraph, raw HTML is dropped, a link to script is its text.
+    expect(await preview.locator('p > strong', { hasText: 'A heading' }).textContent()).toBe(
+      'A heading with markup',
+    );
+    expect(await preview.locator('b, img, h1, a[href^="javascript:" i]').count()).toBe(0);
+    await preview.getByText('not a web link').waitFor();
+    expect(await preview.textContent()).not.toMatch(/\*\*|<b>|# /);
+
+    await page.getByRole('button', { name: 'Add the entry' }).click();
+    const entry = page.getByRole('article', { name: 'Entry 1' });
+    await entry.locator('strong', { hasText: 'SOC 2' }).waitFor();
+    const stored = await ok(api.get(`/v0/topics/${topicId}`));
+    expect(stored.entries.map((item: any) => item.content)).toEqual([{ type: 'markdown', content: text }]);
+
+    await entry.getByRole('button', { name: 'Edit entry 1' }).click();
+    expect(await page.evaluate('document.activeElement.tagName')).toBe('TEXTAREA');
+    const editor = page.getByRole('group', { name: 'Entry 1' });
+    await editor.getByLabel('Text').fill('Audited *twice* a year.');
+    await editor.getByLabel('Format').selectOption('text');
+    await page
+      .getByRole('region', { name: 'Preview of entry 1' })
+      .locator('em', { hasText: 'twice' })
+      .waitFor();
+    await page.getByRole('button', { name: 'Save entry 1' }).click();
+    await entry.locator('em', { hasText: 'twice' }).waitFor();
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Edit entry 1');
+    expect((await ok(api.get(`/v0/topics/${topicId}`))).entries[0].content).toEqual({
+      type: 'text',
+      content: 'Audited *twice* a year.',
+    });
+
+    await page.getByRole('link', { name: 'Edit', exact: true }).click();
+    await page.getByLabel('Shared by every brand').check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'Security answers', level: 1 }).waitFor();
+    await page.getByText('Shared by every brand').waitFor();
+    const saved = await ok(api.get(`/v0/topics/${topicId}`));
+    expect(saved).toMatchObject({ brandIds: [], purpose: 'What security reviews ask.', isDefault: false });
+
+    // The list is searched in entries too, and names brands by their names.
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Topics' }).click();
+    await page.getByLabel('Search topics').fill('booked demos');
+    await expect.poll(() => page.locator('table tbody tr').count()).toBe(1);
+    const stories = row(page, 'Topics', 'Customer stories');
+    expect(await cell(stories, 'Brands')).toContain('Northwind Outfitters Internationale');
+    expect(await cell(stories, 'Brands')).toContain('Acme Retail');
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it("names each link's page and audience, and opens the live page in a new tab", async () => {
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await page.getByRole('link', { name: 'Page links' }).click();
+    const link = row(page, 'Page links', '/spring/sam');
+    await link.getByRole('link', { name: 'Sam Lee at Initech' }).waitFor();
+    expect(await cell(link, 'Page and audience')).toBe('Spring launch › , for Sam Lee at Initech');
+    expect(await page.locator('main').textContent()).not.toContain('audience_');
+
+    // The page names its brand, and each served audience has its live page.
+    await link.getByRole('link', { name: 'Spring launch' }).click();
+    await page.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Acme Retail' }).waitFor();
+    const live = row(page, 'Audiences of this page', 'Sam Lee').getByRole('link', {
+      name: /^Open live page/,
+    });
+    expect(await live.getAttribute('rel')).toContain('noopener');
+    expect(await live.getAttribute('target')).toBe('_blank');
+    const [visitor] = await Promise.all([page.waitForEvent('popup'), live.click()]);
+    await visitor.waitForLoadState();
+    expect(visitor.url()).toBe(`${server.pagesUrl}${sample.url}`);
+    await visitor.getByRole('heading', { level: 1 }).waitFor();
+    expect(await visitor.evaluate('window.opener')).toBeNull();
+    await visitor.close();
+
+    await goTo(page, `/pages/${sample.pageId}/audiences/${sample.audienceId}`);
+    const fromAudience = page.getByRole('link', {
+      name: 'Open live page of Sam Lee at Initech (opens in another tab)',
+    });
+    expect(await fromAudience.first().getAttribute('href')).toBe(`${server.pagesUrl}${sample.url}`);
+
+    // A draft page's audience has no live page, and says why.
+    await goTo(page, `/pages/${draftPageId}`);
+    expect(await cell(row(page, 'Audiences of this page', 'Sam Lee'), 'Live page')).toBe('page draft');
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it("lists the pages made for a person, with each one's live page", async () => {
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await goTo(page, `/persons/${personId}`);
+    const spring = row(page, 'Pages made for this person', 'Spring launch');
+    expect(await cell(spring, 'Audience')).toBe('Sam Lee at Initech');
+    expect(await cell(spring, 'Visitors see')).toBe('version 1');
+    expect(await spring.getByRole('link', { name: /^Open live page/ }).getAttribute('href')).toBe(
+      `${server.pagesUrl}${sample.url}`,
+    );
+    expect(await cell(row(page, 'Pages made for this person', 'Winter preview'), 'Live page')).toBe(
+      'page draft',
+    );
+    await page.getByText('Showing 2', { exact: true }).waitFor();
+    await spring.getByRole('link', { name: 'Spring launch' }).click();
+    await page.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it("offers a widget's kinds as a list, and keeps a kind set through the API", async () => {
+    const { pageId } = await ok(
+      api.post('/v0/pages', {
+        ...SAMPLE_PAGE,
+        name: 'Widgets',
+        actionCardWidgets: [{ type: 'carousel', title: 'Loved by', logos: [] }],
+      }),
+      201,
+    );
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await goTo(page, `/pages/${pageId}/edit`);
+    const first = page.getByRole('group', { name: 'Widget 1' }).getByRole('combobox', { name: 'Kind' });
+    expect(await first.inputValue()).toBe('carousel');
+    await page.getByRole('button', { name: 'Add another widget' }).click();
+    const second = page.getByRole('group', { name: 'Widget 2' }).getByRole('combobox', { name: 'Kind' });
+    const values = await second
+      .locator('option')
+      .evaluateAll((options) => options.map((option) => option.getAttribute('value')));
+    expect(values).toEqual(['logos', 'testimonial', 'cta']);
+    await second.selectOption('cta');
+    await page.getByRole('group', { name: 'Widget 2' }).getByLabel('Title', { exact: true }).fill('Ready?');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('heading', { name: 'Widgets', level: 1 }).waitFor();
+    const saved = await ok(api.get(`/v0/pages/${pageId}`));
+    expect(saved.actionCardWidgets.map((widget: any) => widget.type)).toEqual(['carousel', 'cta']);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('updates versions live as they are generated, and shows why a version was cancelled', async () => {
+    const base = `/v0/pages/${sample.pageId}/audiences`;
+    const { audienceId } = await ok(api.post(base, { customName: 'Retailers' }), 201);
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await goTo(page, `/pages/${sample.pageId}/audiences/${audienceId}`);
+    const first = row(page, 'Versions', 'not generated yet');
+    expect(await cell(first, 'State')).toBe('queued');
+    const worker = server.worker();
+    worker.start();
+    try {
+      await expect
+        .poll(() => cell(row(page, 'Versions', 'Preview v1'), 'State'), { timeout: 20_000 })
+        .toBe('draft');
+    } finally {
+      await worker.stop();
+    }
+
+    // Version 2 is cancelled by hand; version 3 gave up, and says why.
+    await ok(api.post(`${base}/${audienceId}/versions`), 201);
+    await ok(api.post(`${base}/${audienceId}/cancel`));
+    await ok(api.post(`${base}/${audienceId}/versions`), 201);
+    await ok(api.post(`${base}/${audienceId}/cancel`));
+    const versions = (await ok(api.get(`${base}/${audienceId}/versions`))).items;
+    const third = versions.find((version: any) => version.versionNumber === 3);
+    const note = 'The model did not answer through every retry (3 attempts).';
+    await server.database.acrossTenants
+      .updateTable('audience_versions')
+      .set({ generation_note: note })
+      .where('id', '=', third.versionId)
+      .execute();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Retailers', level: 1 }).waitFor();
+    await settle(page);
+    const rows = page
+      .locator('table', { has: page.locator('caption:text-is("Versions")') })
+      .locator('tbody tr');
+    const states = await rows.locator('td[data-label="State"]').allTextContents();
+    expect(states).toContain(`cancelled${note}`);
+    expect(states).toContain('cancelledStopped before it was generated: cancelled, replaced or archived.');
+    expect(await rows.locator('td[data-label="Preview"]').allTextContents()).toContain('never generated');
+    await checkView(page, 'audience-cancelled', 'desktop');
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("finds a link's audience and a person's page beyond the 100 newest pages", async () => {
+    // A tenant of its own, whose one audience is on its oldest page, behind 100 newer pages.
+    const tenant = await server.newTenant();
+    const ada = await ok(
+      tenant.post('/v0/persons', { name: 'Ada Park', email: 'ada@umbrella.example' }),
+      201,
+    );
+    await publishLinkedPage(server, tenant, {
+      page: { name: 'Oldest page' },
+      path: '/oldest/ada',
+      audience: { personId: ada.personId },
+      personalize: false,
+    });
+    for (let n = 1; n <= 100; n++) {
+      await ok(tenant.post('/v0/pages', { ...SAMPLE_PAGE, name: `Newer page ${n}` }), 201);
+    }
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, tenant.apiKey as string);
+
+    // The links list reads on by itself until it has found the audience of every link shown.
+    await goTo(page, '/page-links');
+    const link = row(page, 'Page links', '/oldest/ada');
+    await link.getByRole('link', { name: /^Ada Park/ }).waitFor();
+    expect(await cell(link, 'Page and audience')).toContain('Oldest page');
+
+    // A person's pages are looked for in the 100 newest pages, then further on demand.
+    await goTo(page, `/persons/${ada.personId}`);
+    await page.getByText('None among the 100 newest pages').waitFor();
+    await page.getByRole('button', { name: 'Look through older pages' }).click();
+    await settle(page);
+    expect(await cell(row(page, 'Pages made for this person', 'Oldest page'), 'Live page')).toMatch(
+      /^Open live page of Ada Park/,
+    );
+    await page.getByText('Showing 1', { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Look through older pages' }).count()).toBe(0);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('keeps brand names whole at 320 px', async () => {
+    const { page, cspViolations } = await openConsole(browser, server.url, 'phone');
+    await page.setViewportSize({ width: 320, height: 640 });
+    await signIn(page, api.apiKey as string);
+    const names = ['Northwind Outfitters Internationale', 'Acme Retail'];
+    for (const view of [
+      '/brands',
+      '/brands/northwind',
+      '/brands/northwind/edit',
+      '/topics',
+      `/topics/${storiesId}`,
+      `/topics/${storiesId}/edit`,
+      `/pages/${draftPageId}`,
+      `/pages/${sample.pageId}`,
+    ]) {
+      await goTo(page, view);
+      expect(await brokenWords(page, names), view).toEqual([]);
+      expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), view).toBe(
+        true,
+      );
+    }
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a read-only key no control that writes on these views', async () => {
+    const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, readOnly.apiKey);
+    for (const view of ['/topics', `/topics/${storiesId}`, `/persons/${personId}`, '/page-links']) {
+      await goTo(page, view);
+      await expectNoWriteControl(page, view);
+    }
+    await page.getByText('Spring launch').first().waitFor();
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+    it(`shows these views at ${viewport} width without sideways scroll or a serious axe-core violation`, async () => {
+      const { page, cspViolations } = await openConsole(browser, server.url, viewport);
+      await signIn(page, api.apiKey as string);
+      const views: [string, string][] = [
+        ['topics', '/topics'],
+        ['topic-new', '/topics/new'],
+        ['topic', `/topics/${storiesId}`],
+        ['topic-edit', `/topics/${storiesId}/edit`],
+        ['page-links-named', '/page-links'],
+        ['person-pages', `/persons/${personId}`],
+        ['page-live', `/pages/${sample.pageId}`],
+        ['audience-live', `/pages/${sample.pageId}/audiences/${sample.audienceId}`],
+      ];
+      for (const [name, view] of views) {
+        await goTo(page, view);
+        await checkView(page, name, viewport);
+      }
+
+      // The editor of an entry beside the preview of what is being typed.
+      await goTo(page, `/topics/${storiesId}`);
+      await page.getByRole('button', { name: 'Edit entry 1' }).click();
+      await page
+        .getByRole('group', { name: 'Entry 1' })
+        .getByLabel('Text')
+        .fill(
+          '**Northwind Outfitters** raised booked demos by *38%* in six weeks.\n\n1. A page per account\n2. Written from [their notes](https://example.com/notes)\n\nNo new tools to learn.',
+        );
+      await page.getByRole('region', { name: 'Preview of entry 1' }).locator('ol li').first().waitFor();
+      await checkView(page, 'topic-entry-editor', viewport);
+      expect(cspViolations).toEqual([]);
+      await page.close();
+    }, 90_000);
+  }
+});
