@@ -7,6 +7,7 @@ import { ProblemMessage } from '../../components/problem.tsx';
 import { useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { type Session, useSession } from '../../session.tsx';
+import { LiveLink } from '../page-links/live.tsx';
 import { CopyEditor } from './copy-editor.tsx';
 
 /** The nonce this console's index.html was served with (src/http/console.ts). */
@@ -93,8 +94,8 @@ async function allVersions({ client }: Session, pageId: string, audienceId: stri
   return versions;
 }
 
-/** The page's and the audience's names, for the links back up to them. */
-async function namesOf({ client }: Session, pageId: string, audienceId: string) {
+/** The page and the audience: their names lead back up to them, and the live page is theirs. */
+async function pageAndAudience({ client }: Session, pageId: string, audienceId: string) {
   const [page, audience] = await Promise.all([
     unwrap(client.GET('/v0/pages/{page_id}', { params: { path: { page_id: pageId } } })),
     unwrap(
@@ -103,7 +104,7 @@ async function namesOf({ client }: Session, pageId: string, audienceId: string) 
       }),
     ),
   ]);
-  return { page: page.name, audience: audience.effectiveName };
+  return { page, audience };
 }
 
 /**
@@ -113,7 +114,7 @@ async function namesOf({ client }: Session, pageId: string, audienceId: string) 
 export function VersionPreview({ pageId, audienceId, versionId }: VersionIds) {
   const session = useSession();
   const versions = useLoad(() => allVersions(session, pageId, audienceId), [audienceId]);
-  const names = useLoad(() => namesOf(session, pageId, audienceId), [pageId, audienceId]);
+  const context = useLoad(() => pageAndAudience(session, pageId, audienceId), [pageId, audienceId]);
   const [published, setPublished] = useState<Audience | null>(null);
   const version = versions.data?.find((candidate) => candidate.versionId === versionId);
   const baseline = versions.data?.find((candidate) => candidate.versionNumber === 0);
@@ -132,8 +133,8 @@ export function VersionPreview({ pageId, audienceId, versionId }: VersionIds) {
         title={version ? `Version ${version.versionNumber} beside the baseline` : 'Preview'}
         trail={
           <>
-            <Link href={`/pages/${pageId}`}>{names.data?.page ?? 'Page'}</Link> ›{' '}
-            <Link href={audienceHref}>{names.data?.audience ?? 'Audience'}</Link>
+            <Link href={`/pages/${pageId}`}>{context.data?.page.name ?? 'Page'}</Link> ›{' '}
+            <Link href={audienceHref}>{context.data?.audience.effectiveName ?? 'Audience'}</Link>
           </>
         }
       />
@@ -141,7 +142,8 @@ export function VersionPreview({ pageId, audienceId, versionId }: VersionIds) {
       {published && version?.state === 'published' && (
         <p class="notice" role="status">
           Version {published.publishedVersion.versionNumber} is published: visitors of this audience's{' '}
-          <Link href={audienceHref}>page links</Link> see it now.
+          <Link href={audienceHref}>page links</Link> see it now.{' '}
+          {context.data && <LiveLink page={context.data.page} audience={published} />}
         </p>
       )}
       {version && baseline && (
