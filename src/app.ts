@@ -33,6 +33,7 @@ import {
 import { ImagePool } from './resources/files/image-pool.ts';
 import { fileRoutes } from './resources/files/routes.ts';
 import type { FileStorage } from './resources/files/storage.ts';
+import { formSubmissionRoutes } from './resources/forms/routes.ts';
 import { pageLinkRoutes } from './resources/page-links/routes.ts';
 import { pageRoutes } from './resources/pages/routes.ts';
 import { personLogRoutes } from './resources/persons/log-routes.ts';
@@ -154,6 +155,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
   await api.register(previewRoutes);
   await api.register(webhookRoutes);
   await api.register(sessionRoutes, needs.sessions);
+  await api.register(formSubmissionRoutes);
 }
 
 /**

@@ -3,6 +3,7 @@ import { openDatabase } from '../../src/db/connection.ts';
 import { sqliteDialect } from '../../src/db/dialect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
+import { ENRICH_ATTEMPTS, ENRICH_JOB } from '../../src/workflows/enrichment/service.ts';
 import { databaseBefore, rawPageRow } from '../helpers/migrations.ts';
 import { freshEnvironment } from '../helpers/process.ts';
 
@@ -333,6 +334,97 @@ describe('upgrading a database made before migration 0020', () => {
         { id: 'l1', source: 'user' },
         { id: 'l2', source: 'visitor' },
       ]);
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('upgrading a database made before migration 0023', () => {
+  it('enriches again, each with a job, the submissions that failed as free-mail, and leaves every other as it was', async () => {
+    const { database, close } = await databaseBefore('0023');
+    try {
+      const db = database.acrossTenants;
+      const at = 1_700_000_000_000;
+      const submission = (id: string, tenant: string, state: string, failure: string | null) => ({
+        id,
+        tenant_id: tenant,
+        page_id: 'page',
+        audience_id: 'audience',
+        page_link_id: 'link',
+        session_id: null,
+        email: `${id}@gmail.com`,
+        fields: '{}',
+        submitted_at: at,
+        enrichment_state: state,
+        enrichment_failure: failure,
+        person_id: state === 'enriched' ? 'person' : null,
+        account_id: null,
+      });
+      for (const tenant of ['t1', 't2']) {
+        await db
+          .insertInto('tenants')
+          .values({ id: tenant, slug: tenant, name: 'T', created_at: at })
+          .execute();
+      }
+      await db
+        .insertInto('form_submissions')
+        .values([
+          submission('f1', 't1', 'failed', 'free_mail_domain'),
+          submission('f2', 't1', 'failed', 'invalid_email'),
+          submission('f3', 't1', 'enriched', null),
+          submission('f4', 't1', 'pending', null),
+          submission('f5', 't2', 'failed', 'free_mail_domain'),
+        ] as never)
+        .execute();
+      const before = Date.now();
+
+      await migrateToLatest(database);
+
+      const rows = await db
+        .selectFrom('form_submissions')
+        .select(['id', 'enrichment_state', 'enrichment_failure', 'enrichment_finished_at'])
+        .orderBy('id')
+        .execute();
+      expect(rows).toEqual([
+        { id: 'f1', enrichment_state: 'pending', enrichment_failure: null, enrichment_finished_at: null },
+        {
+          id: 'f2',
+          enrichment_state: 'failed',
+          enrichment_failure: 'invalid_email',
+          enrichment_finished_at: null,
+        },
+        { id: 'f3', enrichment_state: 'enriched', enrichment_failure: null, enrichment_finished_at: null },
+        { id: 'f4', enrichment_state: 'pending', enrichment_failure: null, enrichment_finished_at: null },
+        { id: 'f5', enrichment_state: 'pending', enrichment_failure: null, enrichment_finished_at: null },
+      ]);
+      const jobs = await db
+        .selectFrom('jobs')
+        .select(['id', 'tenant_id', 'kind', 'payload', 'state', 'attempts', 'max_attempts', 'run_at'])
+        .orderBy('tenant_id')
+        .execute();
+      expect(jobs.map(({ id, run_at, ...job }) => job)).toEqual([
+        {
+          tenant_id: 't1',
+          kind: ENRICH_JOB,
+          payload: JSON.stringify({ formSubmissionId: 'f1' }),
+          state: 'queued',
+          attempts: 0,
+          max_attempts: ENRICH_ATTEMPTS,
+        },
+        {
+          tenant_id: 't2',
+          kind: ENRICH_JOB,
+          payload: JSON.stringify({ formSubmissionId: 'f5' }),
+          state: 'queued',
+          attempts: 0,
+          max_attempts: ENRICH_ATTEMPTS,
+        },
+      ]);
+      for (const job of jobs) {
+        expect(job.id).toMatch(/^job_[0-9a-z]{26}$/);
+        expect(Number(job.run_at)).toBeGreaterThanOrEqual(before);
+      }
     } finally {
       await close();
     }

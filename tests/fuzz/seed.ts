@@ -9,9 +9,9 @@ import type { TenantIndex, World } from './world.ts';
 /**
  * Gives a tenant one of every kind of resource, linked as a user would link them, so that requests
  * can name real ids: a person at an account with a log entry, a brand with a logo asset, a topic
- * with an entry, a published page with an audience, its versions and a link, and a webhook
- * subscription to the local receiver. Every id is the tenant's in `world`; the ids that go
- * together make one context.
+ * with an entry, a published page with an audience, its versions and a link, a webhook
+ * subscription to the local receiver, and a form submitted on the page. Every id is the tenant's
+ * in `world`; the ids that go together make one context.
  */
 async function seedOnce(world: World, tenant: TenantIndex, round: number, webhookUrl: string): Promise<void> {
   const client = world.tenants[tenant].client;
@@ -58,6 +58,20 @@ async function seedOnce(world: World, tenant: TenantIndex, round: number, webhoo
     target: { targetType: 'audience', audienceId: audience.audienceId },
   });
   const subscription = await ok('POST', '/v0/webhook_subscriptions', { url: webhookUrl });
+  const signer = new Signer(TEST_SECRET);
+  const claims = {
+    tenantId: client.tenantId,
+    pageId: page.pageId,
+    audienceId: audience.audienceId,
+    pageLinkId: link.pageLinkId,
+    arm: round === 0 ? ('personalized' as const) : ('baseline' as const),
+  };
+  const token = issueToken(signer, { ...claims, expiresAt: Date.now() + TOKEN_VALID_MS });
+  const lead = await ok('POST', '/v0/public/forms', {
+    token,
+    email: `lead@${domain}`,
+    fields: { name: `Lead ${name}`, message: 'Call me' },
+  });
 
   const state = world.tenants[tenant];
   state.addContext({
@@ -74,20 +88,12 @@ async function seedOnce(world: World, tenant: TenantIndex, round: number, webhoo
     version_id: versions.items.at(-1).versionId,
     page_link_id: link.pageLinkId,
     subscription_id: subscription.subscriptionId,
+    form_submission_id: lead.formSubmissionId,
   });
   state.add('id:brand', brandId);
   for (const url of [file.downloadUrl, file.previewDownloadUrl]) {
     if (url) state.add('link', new URL(url).pathname + new URL(url).search);
   }
-  const signer = new Signer(TEST_SECRET);
-  const claims = {
-    tenantId: client.tenantId,
-    pageId: page.pageId,
-    audienceId: audience.audienceId,
-    pageLinkId: link.pageLinkId,
-    arm: round === 0 ? ('personalized' as const) : ('baseline' as const),
-  };
-  const token = issueToken(signer, { ...claims, expiresAt: Date.now() + TOKEN_VALID_MS });
   state.add('token', token);
   state.add('token', issueToken(signer, { ...claims, expiresAt: Date.now() - 1000 }));
   state.add('token', `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`);

@@ -11,7 +11,7 @@ export type TenantIndex = 0 | 1;
 /** Every id the service hands out is `<prefix>_<26 chars>`, with a prefix of src/shared/ids.ts. */
 const ID_PATTERN = new RegExp(`\\b(?:${ID_PREFIXES.join('|')})_[0-9a-z]{26}\\b`, 'g');
 /** Parameter names that do not spell their ids' prefix. */
-const STEM_ALIASES: Record<string, string> = { subscription: 'whsub' };
+const STEM_ALIASES: Record<string, string> = { subscription: 'whsub', formsubmission: 'form' };
 /**
  * Ids the client chooses (an action's, a session's): drawn from a few shared values, so that a field
  * that refers to another (`headerActionId` to an `actionId`) sometimes finds it, and some collide.

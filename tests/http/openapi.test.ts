@@ -71,6 +71,8 @@ describe('operations endpoints', () => {
         'GET /v0/page_links/{page_link_id}',
         'PATCH /v0/page_links/{page_link_id}',
         'DELETE /v0/page_links/{page_link_id}',
+        'GET /v0/form_submissions',
+        'GET /v0/form_submissions/{form_submission_id}',
         'POST /v0/pages/{page_id}/audiences',
         'GET /v0/pages/{page_id}/audiences',
         'GET /v0/pages/{page_id}/audiences/{audience_id}',

@@ -4,9 +4,12 @@ import type { JobHandler } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
+import { issueKey } from '../../src/resources/api-keys/service.ts';
 import {
   FormEnrichmentFailedData,
+  FormSubmission,
   FormSubmissionAccepted,
+  FormSubmissionList,
   FormSubmittedData,
 } from '../../src/resources/forms/schema.ts';
 import { Signer } from '../../src/shared/signing.ts';
@@ -17,7 +20,7 @@ import { FormEnrichedData } from '../../src/workflows/enrichment/schema.ts';
 import { ENRICH_JOB } from '../../src/workflows/enrichment/service.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
-import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
+import { type Client, type Response, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
 
 const FORMS = '/v0/public/forms';
 const FORM_EVENTS = ['form.submitted', 'form.enriched', 'form.enrichment_failed'];
@@ -438,6 +441,78 @@ describe('enrichment', () => {
     expect((await submissionRow(response.body.formSubmissionId))?.person_id).toBe(existing.personId);
   });
 
+  it.each([
+    ['jane.doe@gmail.com', { name: 'Jane Doe' }, 'Jane Doe', 'gmail.com'],
+    ['Jane.Doe@Yahoo.co.uk', {}, 'Jane Doe', 'yahoo.co.uk'],
+    ['someone@gmx.de', { message: 'Hi' }, 'Someone', 'gmx.de'],
+  ])(
+    'keeps the lead of a free-mail address (%s): a person without an account, form.enriched with account null',
+    async (email, fields, name, freeDomain) => {
+      const { client, token, hooks } = await setup();
+      const response = await submit({ token, fields: { ...fields, email } });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      await settle();
+      const { formSubmissionId } = response.body;
+
+      const found = await client.get(`/v0/persons?email=${encodeURIComponent(email)}`);
+      expect(found.body.totalCount).toBe(1);
+      const person = found.body.items[0];
+      expect(person).toMatchObject({ name, email, domain: freeDomain });
+      const accounts = await client.get('/v0/accounts/search');
+      expect(accounts.body.totalCount).toBe(0);
+
+      expect(eventsOf(hooks, 'form.enrichment_failed')).toHaveLength(0);
+      const [enriched] = eventsOf(hooks, 'form.enriched');
+      expectSchema(FormEnrichedData, enriched?.data);
+      expect(enriched?.data).toEqual({ formSubmissionId, person, account: null });
+      const logs = (await client.get(`/v0/persons/${person.personId}/logs`)).body.items;
+      expect(logs.map((entry: { kind: string; source: string }) => [entry.kind, entry.source])).toEqual([
+        ['activity', 'visitor'],
+      ]);
+      const read = await client.get(`/v0/form_submissions/${formSubmissionId}`);
+      expect(read.body.enrichment).toMatchObject({
+        state: 'enriched',
+        reason: null,
+        personId: person.personId,
+        accountId: null,
+      });
+    },
+  );
+
+  it('a later submission from the same free-mail address, in other case, finds the person it made', async () => {
+    const { client, token, hooks } = await setup();
+    const first = await submit({ token, fields: { name: 'Ada Free', email: 'ada.free@gmail.com' } });
+    await settle();
+    const second = await submit({ token, email: 'ADA.FREE@GMAIL.COM', fields: { name: 'Someone Else' } });
+    await settle();
+    const persons = await client.get('/v0/persons');
+    expect(persons.body.totalCount).toBe(1);
+    expect(persons.body.items[0]).toMatchObject({ name: 'Ada Free', email: 'ada.free@gmail.com' });
+    const enriched = eventsOf(hooks, 'form.enriched').map((event) => event.data);
+    expect(enriched.map((data) => [data.formSubmissionId, data.person.personId, data.account])).toEqual([
+      [first.body.formSubmissionId, persons.body.items[0].personId, null],
+      [second.body.formSubmissionId, persons.body.items[0].personId, null],
+    ]);
+  });
+
+  it("a free-mail address of a person the tenant linked to a company gets that person's account", async () => {
+    const { client, token, hooks } = await setup();
+    const company = domain();
+    const known = await client.post('/v0/persons', {
+      name: 'Kim Known',
+      email: 'kim.known@outlook.com',
+      domain: company,
+    });
+    expect(known.status, JSON.stringify(known.body)).toBe(201);
+    const response = await submit({ token, email: 'Kim.Known@Outlook.com', fields: {} });
+    await settle();
+    const [enriched] = eventsOf(hooks, 'form.enriched');
+    expect(enriched?.data.person.personId).toBe(known.body.personId);
+    expect(enriched?.data.account).toMatchObject({ domain: company });
+    const read = await client.get(`/v0/form_submissions/${response.body.formSubmissionId}`);
+    expect(read.body.enrichment.accountId).toBe(enriched?.data.account.accountId);
+  });
+
   it('names a new person after the address when the form has no name', async () => {
     const { client, token } = await setup();
     const email = `mary-ann.smith+promo@${domain()}`;
@@ -453,9 +528,6 @@ describe('enrichment', () => {
     ['no_email', { email: '   ', fields: {} }],
     ['invalid_email', { fields: { email: 'not-an-address' } }],
     ['invalid_email', { email: 'jane@localhost', fields: {} }],
-    ['free_mail_domain', { email: 'jane.doe@gmail.com', fields: {} }],
-    ['free_mail_domain', { fields: { email: 'jane.doe@Yahoo.co.uk' } }],
-    ['free_mail_domain', { fields: { email: 'someone@gmx.de' } }],
   ])('fails with %s and delivers form.enrichment_failed (%j)', async (reason, body) => {
     const { client, token, hooks } = await setup();
     const response = await submit({ token, ...body });
@@ -528,6 +600,212 @@ describe('enrichment', () => {
       expect((await submissionRow(response.body.formSubmissionId))?.enrichment_state).toBe('enriched');
       expect(eventsOf(hooks, 'form.enriched')[0]?.data.person.name).toBe('Back Again');
     });
+  });
+});
+
+describe('GET /v0/form_submissions', () => {
+  const LIST = '/v0/form_submissions';
+
+  /** The ids of every page of the list at `query`, read `limit` at a time, and each page's totalCount. */
+  async function readAll(client: Client, query: string, limit: number) {
+    const ids: string[] = [];
+    const totals = new Set<number>();
+    let cursor: string | null = null;
+    do {
+      const url: string = `${LIST}?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+      const page: Response = await client.get(url);
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      expect(page.body.items.length).toBeLessThanOrEqual(limit);
+      expect(page.body.nextCursor !== null).toBe(page.body.hasMore);
+      ids.push(...page.body.items.map((item: { formSubmissionId: string }) => item.formSubmissionId));
+      totals.add(page.body.totalCount);
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    return { ids, totals: [...totals] };
+  }
+
+  /**
+   * Submissions on two pages of one tenant, oldest first: three enriched and one failed on the
+   * first page, one enriched on the second; then one pending on each.
+   */
+  async function leads() {
+    const context = await setup();
+    const other = await publicPage(context.client);
+    const otherToken = tokenFor(other);
+    const ids: string[] = [];
+    const send = async (token: string, body: object) => {
+      const response = await submit({ token, fields: {}, ...body });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      ids.push(response.body.formSubmissionId);
+      return response.body.formSubmissionId as string;
+    };
+    const company = domain();
+    const enriched = [
+      await send(context.token, { email: `a@${company}` }),
+      await send(context.token, { email: 'b.free@gmail.com' }),
+      await send(otherToken, { email: `c@${company}` }),
+      await send(context.token, { email: `d@${company}` }),
+    ];
+    const failed = await send(context.token, { fields: { name: 'No address' } });
+    await settle();
+    const pending = [await send(context.token, { email: `e@${company}` }), await send(otherToken, {})];
+    return { ...context, other, ids, enriched, failed, pending };
+  }
+
+  it('lists every submission newest first, across pages of `limit`, with the exact totalCount', async () => {
+    const { client, ids } = await leads();
+    const newestFirst = [...ids].reverse();
+    for (const limit of [1, 2, 3, 100]) {
+      expect(await readAll(client, '', limit)).toEqual({ ids: newestFirst, totals: [ids.length] });
+    }
+    const first = await client.get(`${LIST}?limit=2`);
+    expectSchema(FormSubmissionList, first.body);
+    expect(first.body.hasMore).toBe(true);
+  });
+
+  it('filters by page, audience and enrichment state, alone and together', async () => {
+    const { client, origin, other, ids, enriched, failed, pending } = await leads();
+    const newest = (list: string[]) => ids.filter((id) => list.includes(id)).reverse();
+    const onOther = [enriched[2] as string, pending[1] as string];
+    const onFirst = ids.filter((id) => !onOther.includes(id));
+    const cases: [string, string[]][] = [
+      [`pageId=${origin.pageId}`, newest(onFirst)],
+      [`pageId=${other.pageId}`, newest(onOther)],
+      [`audienceId=${origin.audienceId}`, newest(onFirst)],
+      [`audienceId=${other.audienceId}`, newest(onOther)],
+      ['enrichment=enriched', newest(enriched)],
+      ['enrichment=failed', [failed]],
+      ['enrichment=pending', newest(pending)],
+      [`pageId=${origin.pageId}&enrichment=enriched`, newest(enriched.filter((id) => onFirst.includes(id)))],
+      [`audienceId=${other.audienceId}&enrichment=pending`, [pending[1] as string]],
+      [`pageId=${origin.pageId}&audienceId=${other.audienceId}`, []],
+    ];
+    for (const [query, expected] of cases) {
+      expect(await readAll(client, query, 2), query).toEqual({ ids: expected, totals: [expected.length] });
+    }
+  });
+
+  it('refuses a filter value that is not one (400), and a cursor of other filters (400 invalid_cursor)', async () => {
+    const { client, origin } = await leads();
+    for (const query of [
+      'enrichment=done',
+      'enrichment=',
+      'pageId=not-a-page',
+      `pageId=${origin.audienceId}`,
+      `audienceId=${origin.pageId}`,
+      'audienceId=audience_1',
+      'limit=0',
+      'limit=101',
+    ]) {
+      const response = await client.get(`${LIST}?${query}`);
+      expect(response.status, query).toBe(400);
+      expect(response.body.code, query).toBe('validation_failed');
+    }
+    const page = await client.get(`${LIST}?limit=1&pageId=${origin.pageId}`);
+    const cursor = encodeURIComponent(page.body.nextCursor);
+    const elsewhere = await client.get(`${LIST}?limit=1&cursor=${cursor}`);
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.body.code).toBe('invalid_cursor');
+    const resumed = await client.get(`${LIST}?limit=1&pageId=${origin.pageId}&cursor=${cursor}`);
+    expect(resumed.status).toBe(200);
+  });
+
+  it('GET one: pending, then enriched with the person, account and finishedAt', async () => {
+    const { client, origin, token } = await setup();
+    const company = domain();
+    const email = `lead@${company}`;
+    const fields = { name: 'Lee Lead', message: 'Call me' };
+    const response = await submit({ token, email, fields });
+    const { formSubmissionId, submittedAt } = response.body;
+    const url = `/v0/form_submissions/${formSubmissionId}`;
+
+    const pending = await client.get(url);
+    expect(pending.status).toBe(200);
+    expectSchema(FormSubmission, pending.body);
+    expect(pending.body).toEqual({
+      formSubmissionId,
+      pageId: origin.pageId,
+      audienceId: origin.audienceId,
+      pageLinkId: origin.pageLinkId,
+      email,
+      fields,
+      submittedAt,
+      enrichment: { state: 'pending', reason: null, personId: null, accountId: null, finishedAt: null },
+    });
+
+    await settle();
+    const after = Date.now();
+    const enriched = await client.get(url);
+    expectSchema(FormSubmission, enriched.body);
+    const person = (await client.get(`/v0/persons?email=${email}`)).body.items[0];
+    const account = (await client.get(`/v0/accounts/search?query=${company}`)).body.items[0];
+    expect(enriched.body.enrichment).toEqual({
+      state: 'enriched',
+      reason: null,
+      personId: person.personId,
+      accountId: account.accountId,
+      finishedAt: expect.stringMatching(/^\+\d+$/),
+    });
+    const finishedAt = Number(enriched.body.enrichment.finishedAt.slice(1));
+    expect(finishedAt).toBeGreaterThanOrEqual(Number(submittedAt.slice(1)));
+    expect(finishedAt).toBeLessThanOrEqual(after);
+    const listed = await client.get(`/v0/form_submissions?pageId=${origin.pageId}`);
+    expect(listed.body.items).toEqual([enriched.body]);
+  });
+
+  it('GET one: failed with its reason', async () => {
+    const { client, token } = await setup();
+    const response = await submit({ token, fields: { email: 'not-an-address' } });
+    await settle();
+    const failed = await client.get(`/v0/form_submissions/${response.body.formSubmissionId}`);
+    expectSchema(FormSubmission, failed.body);
+    expect(failed.body.email).toBe('not-an-address');
+    expect(failed.body.enrichment).toEqual({
+      state: 'failed',
+      reason: 'invalid_email',
+      personId: null,
+      accountId: null,
+      finishedAt: expect.stringMatching(/^\+\d+$/),
+    });
+  });
+
+  it('another tenant sees none of them: an empty list, whatever the filter, and 404 for each id', async () => {
+    const { ids, origin } = await leads();
+    const other = await server.newTenant();
+    const stranger = await submit({ token: tokenFor(await publicPage(other)), fields: {} });
+    expect(stranger.status).toBe(201);
+    const list = await other.get(LIST);
+    expect(list.body.items.map((item: { formSubmissionId: string }) => item.formSubmissionId)).toEqual([
+      stranger.body.formSubmissionId,
+    ]);
+    expect(list.body.totalCount).toBe(1);
+    for (const query of [`pageId=${origin.pageId}`, `audienceId=${origin.audienceId}`]) {
+      expect((await other.get(`${LIST}?${query}`)).body).toEqual({
+        hasMore: false,
+        items: [],
+        nextCursor: null,
+        totalCount: 0,
+      });
+    }
+    for (const id of ids) {
+      const response = await other.get(`/v0/form_submissions/${id}`);
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('not_found');
+    }
+    for (const id of ['form_00000000000000000000000000', 'nope']) {
+      expect((await other.get(`/v0/form_submissions/${id}`)).status).toBe(404);
+    }
+  });
+
+  it('a read-only key may read them; no key is 401', async () => {
+    const { client, ids } = await leads();
+    const { apiKey } = await issueKey(server.database.acrossTenants, client.tenantId, { readOnly: true });
+    const reader = client.as(apiKey);
+    expect((await reader.get(LIST)).body.totalCount).toBe(ids.length);
+    expect((await reader.get(`/v0/form_submissions/${ids[0]}`)).status).toBe(200);
+    const anonymous = server.anonymous();
+    expect((await anonymous.get(LIST)).status).toBe(401);
+    expect((await anonymous.get(`/v0/form_submissions/${ids[0]}`)).status).toBe(401);
   });
 });
 

@@ -1036,6 +1036,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v0/form_submissions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List form submissions
+     * @description Every submission of a public page's form, newest first, until its retention ends (docs/forms.md). `pageId`, `audienceId` and `enrichment` each keep the submissions that match; given together, the submissions that match them all.
+     */
+    get: operations['listFormSubmissions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v0/form_submissions/{form_submission_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a form submission
+     * @description One submission with its enrichment: `pending` until it ends, then `enriched` with the person (and their account, if any) or `failed` with its reason.
+     */
+    get: operations['getFormSubmission'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v0/public/files/{file_id}': {
     parameters: {
       query?: never;
@@ -2062,7 +2102,7 @@ export interface components {
     FormEnrichmentFailedData: {
       formSubmissionId: string;
       /** @enum {unknown} */
-      reason: 'no_email' | 'invalid_email' | 'free_mail_domain' | 'provider_error';
+      reason: 'no_email' | 'invalid_email' | 'provider_error';
     };
     /** FormEnrichmentFailedEvent */
     FormEnrichmentFailedEvent: {
@@ -2073,6 +2113,41 @@ export interface components {
       /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
       createdAt: string;
       data: components['schemas']['FormEnrichmentFailedData'];
+    };
+    /**
+     * FormSubmission
+     * @example {
+     *       "formSubmissionId": "form_01jdq2b7x4m9k3v8n5t6r1c0wz",
+     *       "pageId": "page_01jdq1vzk2y7h5m3n8p4q6r9st",
+     *       "audienceId": "audience_01jdq1w3f6g8j2k4m7n9p1q3rs",
+     *       "pageLinkId": "pagelink_01jdq1w8b2c4d6f8g1h3j5k7mn",
+     *       "email": "maya.chen@northwind-outfitters.com",
+     *       "fields": {
+     *         "name": "Maya Chen",
+     *         "message": "Can we see the Shopify Plus integration?"
+     *       },
+     *       "submittedAt": "+1763719200000",
+     *       "enrichment": {
+     *         "state": "enriched",
+     *         "reason": null,
+     *         "personId": "person_01jdq2b8c5d7f9g2h4j6k8m1np",
+     *         "accountId": "account_01jdq0a1b3c5d7f9g2h4j6k8mn",
+     *         "finishedAt": "+1763719200412"
+     *       }
+     *     }
+     */
+    FormSubmission: {
+      formSubmissionId: string;
+      pageId: string;
+      audienceId: string;
+      pageLinkId: string;
+      email: string | null;
+      fields: {
+        [key: string]: string;
+      };
+      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      submittedAt: string;
+      enrichment: components['schemas']['FormSubmissionEnrichment'];
     };
     /** FormSubmissionAccepted */
     FormSubmissionAccepted: {
@@ -2092,6 +2167,30 @@ export interface components {
       fields: {
         [key: string]: string;
       };
+    };
+    /** FormSubmissionEnrichment */
+    FormSubmissionEnrichment: {
+      /**
+       * @description `pending` until enrichment ends, then `enriched` or `failed`
+       * @enum {unknown}
+       */
+      state: 'pending' | 'enriched' | 'failed';
+      /** @description Why it failed; null unless `failed` */
+      reason: ('no_email' | 'invalid_email' | 'provider_error') | null;
+      /** @description The person found or created for the address; null unless `enriched` */
+      personId: string | null;
+      /** @description That person's account; null unless `enriched`, and null for a person without one (a free-mail address) */
+      accountId: string | null;
+      /** @description When enrichment ended; null while `pending` (and for submissions settled before it was recorded) */
+      finishedAt: string | null;
+    };
+    /** FormSubmissionList */
+    FormSubmissionList: {
+      hasMore: boolean;
+      items: components['schemas']['FormSubmission'][];
+      /** @description Pass back as `cursor` for the next page; null when hasMore is false */
+      nextCursor: string | null;
+      totalCount: number;
     };
     /** FormSubmittedData */
     FormSubmittedData: {
@@ -2950,8 +3049,11 @@ export type FormEnrichedData = components['schemas']['FormEnrichedData'];
 export type FormEnrichedEvent = components['schemas']['FormEnrichedEvent'];
 export type FormEnrichmentFailedData = components['schemas']['FormEnrichmentFailedData'];
 export type FormEnrichmentFailedEvent = components['schemas']['FormEnrichmentFailedEvent'];
+export type FormSubmission = components['schemas']['FormSubmission'];
 export type FormSubmissionAccepted = components['schemas']['FormSubmissionAccepted'];
 export type FormSubmissionCreate = components['schemas']['FormSubmissionCreate'];
+export type FormSubmissionEnrichment = components['schemas']['FormSubmissionEnrichment'];
+export type FormSubmissionList = components['schemas']['FormSubmissionList'];
 export type FormSubmittedData = components['schemas']['FormSubmittedData'];
 export type FormSubmittedEvent = components['schemas']['FormSubmittedEvent'];
 export type HealthStatus = components['schemas']['HealthStatus'];
@@ -6482,6 +6584,115 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['AudienceLift'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  listFormSubmissions: {
+    parameters: {
+      query?: {
+        /** @description nextCursor of the previous page */
+        cursor?: string;
+        limit?: number;
+        /** @description Only the submissions made on this page */
+        pageId?: string;
+        /** @description Only the submissions made on this audience's page links */
+        audienceId?: string;
+        /** @description Only the submissions in this enrichment state */
+        enrichment?: 'pending' | 'enriched' | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FormSubmissionList'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+      /** @description RFC 9457 problem details */
+      '5XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Problem'];
+        };
+      };
+    };
+  };
+  getFormSubmission: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        form_submission_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "formSubmissionId": "form_01jdq2b7x4m9k3v8n5t6r1c0wz",
+           *       "pageId": "page_01jdq1vzk2y7h5m3n8p4q6r9st",
+           *       "audienceId": "audience_01jdq1w3f6g8j2k4m7n9p1q3rs",
+           *       "pageLinkId": "pagelink_01jdq1w8b2c4d6f8g1h3j5k7mn",
+           *       "email": "maya.chen@northwind-outfitters.com",
+           *       "fields": {
+           *         "name": "Maya Chen",
+           *         "message": "Can we see the Shopify Plus integration?"
+           *       },
+           *       "submittedAt": "+1763719200000",
+           *       "enrichment": {
+           *         "state": "enriched",
+           *         "reason": null,
+           *         "personId": "person_01jdq2b8c5d7f9g2h4j6k8m1np",
+           *         "accountId": "account_01jdq0a1b3c5d7f9g2h4j6k8mn",
+           *         "finishedAt": "+1763719200412"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['FormSubmission'];
         };
       };
       /** @description RFC 9457 problem details */

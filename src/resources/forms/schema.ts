@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, Timestamp } from '../../http/schemas.ts';
+import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
 import { MAX_EMAIL_LENGTH } from '../../shared/email.ts';
+import { ENRICHMENT_STATES } from './tables.ts';
 
 /** Bounds of a submission: generous for a contact form, small enough for a sendBeacon body. */
 export const MAX_FIELDS = 50;
@@ -57,27 +58,24 @@ export const FormSubmissionCreate = Type.Object(
 );
 export type FormSubmissionCreate = Static<typeof FormSubmissionCreate>;
 
+const FormSubmissionId = Type.String({ pattern: '^form_[a-z0-9]{26}$' });
+
 export const FormSubmissionAccepted = Type.Object(
   {
-    formSubmissionId: Type.String({ pattern: '^form_[a-z0-9]{26}$' }),
+    formSubmissionId: FormSubmissionId,
     submittedAt: Timestamp,
   },
   { title: 'FormSubmissionAccepted' },
 );
 export type FormSubmissionAccepted = Static<typeof FormSubmissionAccepted>;
 
-export const ENRICHMENT_FAILURES = [
-  'no_email',
-  'invalid_email',
-  'free_mail_domain',
-  'provider_error',
-] as const;
+export const ENRICHMENT_FAILURES = ['no_email', 'invalid_email', 'provider_error'] as const;
 export type EnrichmentFailure = (typeof ENRICHMENT_FAILURES)[number];
 
 /** `data` of a `form.submitted` event. */
 export const FormSubmittedData = Type.Object(
   {
-    formSubmissionId: Type.String(),
+    formSubmissionId: FormSubmissionId,
     pageId: Type.String(),
     audienceId: Type.String(),
     pageLinkId: Type.String(),
@@ -92,9 +90,78 @@ export type FormSubmittedData = Static<typeof FormSubmittedData>;
 /** `data` of a `form.enrichment_failed` event. */
 export const FormEnrichmentFailedData = Type.Object(
   {
-    formSubmissionId: Type.String(),
+    formSubmissionId: FormSubmissionId,
     reason: Type.Enum(ENRICHMENT_FAILURES),
   },
   { title: 'FormEnrichmentFailedData' },
 );
 export type FormEnrichmentFailedData = Static<typeof FormEnrichmentFailedData>;
+
+/** How far enrichment got: who the submitter turned out to be, or why nobody was found. */
+export const FormSubmissionEnrichment = Type.Object(
+  {
+    state: Type.Enum(ENRICHMENT_STATES, {
+      description: '`pending` until enrichment ends, then `enriched` or `failed`',
+    }),
+    reason: Nullable(Type.Enum(ENRICHMENT_FAILURES), { description: 'Why it failed; null unless `failed`' }),
+    personId: Nullable(Type.String(), {
+      description: 'The person found or created for the address; null unless `enriched`',
+    }),
+    accountId: Nullable(Type.String(), {
+      description:
+        "That person's account; null unless `enriched`, and null for a person without one (a free-mail address)",
+    }),
+    finishedAt: Nullable(Timestamp, {
+      description:
+        'When enrichment ended; null while `pending` (and for submissions settled before it was recorded)',
+    }),
+  },
+  { title: 'FormSubmissionEnrichment' },
+);
+
+/** A stored submission: what `form.submitted` carried, and its enrichment so far. */
+export const FormSubmission = Type.Object(
+  { ...FormSubmittedData.properties, enrichment: FormSubmissionEnrichment },
+  {
+    title: 'FormSubmission',
+    examples: [
+      {
+        formSubmissionId: 'form_01jdq2b7x4m9k3v8n5t6r1c0wz',
+        pageId: 'page_01jdq1vzk2y7h5m3n8p4q6r9st',
+        audienceId: 'audience_01jdq1w3f6g8j2k4m7n9p1q3rs',
+        pageLinkId: 'pagelink_01jdq1w8b2c4d6f8g1h3j5k7mn',
+        email: 'maya.chen@northwind-outfitters.com',
+        fields: { name: 'Maya Chen', message: 'Can we see the Shopify Plus integration?' },
+        submittedAt: '+1763719200000',
+        enrichment: {
+          state: 'enriched',
+          reason: null,
+          personId: 'person_01jdq2b8c5d7f9g2h4j6k8m1np',
+          accountId: 'account_01jdq0a1b3c5d7f9g2h4j6k8mn',
+          finishedAt: '+1763719200412',
+        },
+      },
+    ],
+  },
+);
+export type FormSubmission = Static<typeof FormSubmission>;
+
+export const FormSubmissionListQuery = Type.Object({
+  ...PageQuery,
+  pageId: Type.Optional(
+    Type.String({ pattern: '^page_[a-z0-9]{26}$', description: 'Only the submissions made on this page' }),
+  ),
+  audienceId: Type.Optional(
+    Type.String({
+      pattern: '^audience_[a-z0-9]{26}$',
+      description: "Only the submissions made on this audience's page links",
+    }),
+  ),
+  enrichment: Type.Optional(
+    Type.Enum(ENRICHMENT_STATES, { description: 'Only the submissions in this enrichment state' }),
+  ),
+});
+export type FormSubmissionListQuery = Static<typeof FormSubmissionListQuery>;
+
+export const FormSubmissionList = PagedList(FormSubmission, { title: 'FormSubmissionList' });
+export const FormSubmissionParams = IdParams('form_submission_id');

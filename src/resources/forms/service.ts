@@ -1,12 +1,22 @@
 import type { Kysely } from 'kysely';
+import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
+import { notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toTimestamp } from '../../shared/time.ts';
-import type { EnrichmentFailure, FormFields, FormSubmissionCreate, FormSubmittedData } from './schema.ts';
+import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
+import type {
+  EnrichmentFailure,
+  FormFields,
+  FormSubmission,
+  FormSubmissionCreate,
+  FormSubmittedData,
+} from './schema.ts';
 import {
   deleteSubmissionsBefore,
   findSubmission,
   insertSubmission,
+  listSubmissions,
+  type SubmissionFilter,
   type SubmissionRow,
   settleSubmission,
 } from './store.ts';
@@ -58,17 +68,52 @@ export async function storeSubmission(
     enrichment_failure: null,
     person_id: null,
     account_id: null,
+    enrichment_finished_at: null,
   };
   await insertSubmission(tx, row);
+  return submittedOf(row);
+}
+
+/** The submission as `form.submitted` shows it. */
+function submittedOf(row: SubmissionRow): FormSubmittedData {
   return {
     formSubmissionId: row.id,
     pageId: row.page_id,
     audienceId: row.audience_id,
     pageLinkId: row.page_link_id,
     email: row.email,
-    fields: input.fields,
-    submittedAt: toTimestamp(now),
+    fields: JSON.parse(row.fields) as FormFields,
+    submittedAt: toTimestamp(row.submitted_at),
   };
+}
+
+function presentSubmission(row: SubmissionRow): FormSubmission {
+  return {
+    ...submittedOf(row),
+    enrichment: {
+      state: row.enrichment_state,
+      // Written only from EnrichmentFailure values (markFailed); migration 0023 took back the one retired.
+      reason: row.enrichment_failure as EnrichmentFailure | null,
+      personId: row.person_id,
+      accountId: row.account_id,
+      finishedAt: toNullableTimestamp(row.enrichment_finished_at),
+    },
+  };
+}
+
+/** The tenant's submissions, newest first, narrowed by each filter given. */
+export async function listFormSubmissions(
+  db: TenantDb,
+  filter: SubmissionFilter,
+  page: Paging,
+): Promise<Paged<FormSubmission>> {
+  return mapPaged(await listSubmissions(db, filter, page), presentSubmission);
+}
+
+export async function getFormSubmission(db: TenantDb, id: string): Promise<FormSubmission> {
+  const row = await findSubmission(db, id);
+  if (!row) throw notFound(`Form submission ${id}`);
+  return presentSubmission(row);
 }
 
 /** The submission while it waits for enrichment; undefined once enrichment has ended. */
@@ -96,12 +141,17 @@ export function markEnriched(
     enrichment_state: 'enriched',
     person_id: submitter.personId,
     account_id: submitter.accountId,
+    enrichment_finished_at: Date.now(),
   });
 }
 
 /** Records that enrichment failed and why; false when it had already ended. */
 export function markFailed(tx: TenantDb, id: string, reason: EnrichmentFailure): Promise<boolean> {
-  return settleSubmission(tx, id, { enrichment_state: 'failed', enrichment_failure: reason });
+  return settleSubmission(tx, id, {
+    enrichment_state: 'failed',
+    enrichment_failure: reason,
+    enrichment_finished_at: Date.now(),
+  });
 }
 
 /** Deletes, across tenants, the submissions made before `before`, whatever their enrichment; answers how many. */

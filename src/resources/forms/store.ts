@@ -1,12 +1,20 @@
 import type { Kysely, Selectable, Updateable } from 'kysely';
+import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { FormSubmissionsTable, FormsTables } from './tables.ts';
+import type { EnrichmentState, FormSubmissionsTable, FormsTables } from './tables.ts';
 
 export type SubmissionRow = Omit<Selectable<FormSubmissionsTable>, 'tenant_id'>;
 export type SubmissionOutcome = Pick<
   Updateable<FormSubmissionsTable>,
-  'enrichment_state' | 'enrichment_failure' | 'person_id' | 'account_id'
+  'enrichment_state' | 'enrichment_failure' | 'person_id' | 'account_id' | 'enrichment_finished_at'
 >;
+
+/** What the list keeps: each filter given narrows it. */
+export interface SubmissionFilter {
+  pageId?: string;
+  audienceId?: string;
+  enrichment?: EnrichmentState;
+}
 
 const COLUMNS = [
   'id',
@@ -21,6 +29,7 @@ const COLUMNS = [
   'enrichment_failure',
   'person_id',
   'account_id',
+  'enrichment_finished_at',
 ] as const;
 
 export async function insertSubmission(db: TenantDb<FormsTables>, row: SubmissionRow): Promise<void> {
@@ -29,6 +38,26 @@ export async function insertSubmission(db: TenantDb<FormsTables>, row: Submissio
 
 export function findSubmission(db: TenantDb<FormsTables>, id: string): Promise<SubmissionRow | undefined> {
   return db.selectFrom('form_submissions').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The tenant's submissions, newest first. Each filter has an index of its own that ends in the id
+ * (migration 0023), so one filter reads its page straight from that index at any depth.
+ */
+export async function listSubmissions(
+  db: TenantDb<FormsTables>,
+  filter: SubmissionFilter,
+  page: Paging,
+): Promise<Paged<SubmissionRow>> {
+  let matching = db.selectFrom('form_submissions');
+  if (filter.pageId) matching = matching.where('page_id', '=', filter.pageId);
+  if (filter.audienceId) matching = matching.where('audience_id', '=', filter.audienceId);
+  if (filter.enrichment) matching = matching.where('enrichment_state', '=', filter.enrichment);
+  const [rows, total] = await Promise.all([
+    descendingAfter(matching.select(COLUMNS), 'id', page),
+    db.countRows(matching),
+  ]);
+  return pagedOf(rows, page, (row) => [row.id], total);
 }
 
 /**

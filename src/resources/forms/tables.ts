@@ -1,6 +1,7 @@
 /** Row types of the form tables. */
 
-export type EnrichmentState = 'pending' | 'enriched' | 'failed';
+export const ENRICHMENT_STATES = ['pending', 'enriched', 'failed'] as const;
+export type EnrichmentState = (typeof ENRICHMENT_STATES)[number];
 
 export interface FormSubmissionsTable {
   id: string;
@@ -17,6 +18,8 @@ export interface FormSubmissionsTable {
   enrichment_failure: string | null;
   person_id: string | null;
   account_id: string | null;
+  /** When enrichment ended; null while pending, and for submissions that ended before migration 0023. */
+  enrichment_finished_at: number | null;
 }
 
 export type FormsTables = {

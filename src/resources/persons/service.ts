@@ -26,9 +26,10 @@ import {
 /**
  * The id of the account of a canonical domain, created (without a name) when there is none: a
  * person with a domain is linked to that account. The accounts resource answers; the server wires
- * it in (src/wiring.ts).
+ * it in (src/wiring.ts). Null leaves the person without an account: form enrichment answers so for
+ * a free-mail domain, which names no company.
  */
-export type AccountOfDomain = (db: TenantDb, domain: string) => Promise<string>;
+export type AccountOfDomain = (db: TenantDb, domain: string) => Promise<string | null>;
 
 /** What other resources show of a person: audiences are named after them. */
 export interface PersonSummary {

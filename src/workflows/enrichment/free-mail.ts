@@ -1,6 +1,6 @@
 /**
  * Mailbox providers anyone can sign up to. An address there names a person but no company, so
- * enrichment stops at them (`free_mail_domain`) instead of making an "account" of, say, gmail.com
+ * enrichment makes its person without an account instead of making an "account" of, say, gmail.com
  * that would link every private visitor together.
  *
  * Exact domains, and families that exist under many country domains (yahoo.co.uk, gmx.de…) as a

@@ -7,11 +7,11 @@ import { completeEnrichment, ENRICH_JOB, failEnrichment } from './service.ts';
 const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000];
 
 /**
- * Enriches one form submission with `provider`. A rejection (no email, an invalid address, a
- * free-mail domain) ends it at once; a provider that throws is tried again by the job system, and
- * when the last attempt fails too the submission fails with `provider_error`. A worker that dies
- * mid-way leaves the job to be taken over when its lease runs out; a submission that is no longer
- * pending is left alone, so a run that repeats finished work changes nothing and emits nothing.
+ * Enriches one form submission with `provider`. A rejection (no email, an invalid address) ends it
+ * at once; a provider that throws is tried again by the job system, and when the last attempt fails
+ * too the submission fails with `provider_error`. A worker that dies mid-way leaves the job to be
+ * taken over when its lease runs out; a submission that is no longer pending is left alone, so a
+ * run that repeats finished work changes nothing and emits nothing.
  */
 export function enrichmentJob(provider: EnrichmentProvider): JobHandler<{ formSubmissionId: string }> {
   return {

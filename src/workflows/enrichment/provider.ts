@@ -1,7 +1,6 @@
 import type { EnrichmentFailure, FormFields } from '../../resources/forms/schema.ts';
 import type { PendingSubmission } from '../../resources/forms/service.ts';
 import { emailDomain } from '../../shared/email.ts';
-import { isFreeMailDomain } from './free-mail.ts';
 
 /** What a provider is asked about: one form submission (its `email` as docs/forms.md says). */
 export type EnrichmentRequest = PendingSubmission;
@@ -51,18 +50,16 @@ function givenName(fields: FormFields): string | undefined {
 }
 
 /**
- * The provider Tailor ships with, which needs no network: the address must be a valid one at a
- * company domain (not a free mailbox provider); the name is the form's `name` field, else made
- * from the address.
+ * The provider Tailor ships with, which needs no network: any valid address is the submitter's, a
+ * free-mail one too (enrichment gives such a person no account); the name is the form's `name`
+ * field, else made from the address.
  */
 export const builtInEnrichmentProvider: EnrichmentProvider = {
   name: 'built-in',
   async enrich({ email, fields }) {
     const address = email?.trim();
     if (!address) return { outcome: 'rejected', reason: 'no_email' };
-    const domain = emailDomain(address);
-    if (!domain) return { outcome: 'rejected', reason: 'invalid_email' };
-    if (isFreeMailDomain(domain)) return { outcome: 'rejected', reason: 'free_mail_domain' };
+    if (!emailDomain(address)) return { outcome: 'rejected', reason: 'invalid_email' };
     return {
       outcome: 'identified',
       submitter: { email: address, name: givenName(fields) ?? nameFromAddress(address) },

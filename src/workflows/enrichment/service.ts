@@ -12,12 +12,14 @@ import * as forms from '../../resources/forms/service.ts';
 import * as pages from '../../resources/pages/service.ts';
 import * as logs from '../../resources/persons/log-service.ts';
 import type { Person } from '../../resources/persons/schema.ts';
+import type { AccountOfDomain } from '../../resources/persons/service.ts';
 import * as persons from '../../resources/persons/service.ts';
 import type { Visit } from '../../resources/sessions/service.ts';
 import { emailDomain } from '../../shared/email.ts';
 import { AppError } from '../../shared/errors.ts';
 import { emitEvent } from '../events/payloads.ts';
 import { recordFormInSession, type SessionAdmission, sessionAdmitted } from '../visits/service.ts';
+import { isFreeMailDomain } from './free-mail.ts';
 import type { Submitter } from './provider.ts';
 import type { FormEnrichedData } from './schema.ts';
 
@@ -86,19 +88,23 @@ async function personByEmail(db: TenantDb, email: string): Promise<Person | unde
 }
 
 /**
+ * The account a new person of the domain is linked to: none for a free-mail domain, which names a
+ * mailbox provider rather than the person's company (an account of gmail.com would tie unrelated
+ * visitors together).
+ */
+const companyAccount: AccountOfDomain = (db, domain) =>
+  isFreeMailDomain(domain) ? Promise.resolve(null) : accounts.accountIdForDomain(db, domain);
+
+/**
  * The person with this address (case-insensitively), else a new one, linked to the account of the
- * address's domain. A person made meanwhile by another submission (or through the API) is found
- * and used.
+ * address's company (none for a free-mail address). A person made meanwhile by another submission
+ * (or through the API) is found and used.
  */
 async function findOrCreatePerson(db: TenantDb, submitter: Submitter): Promise<Person> {
   const existing = await personByEmail(db, submitter.email);
   if (existing) return existing;
   try {
-    return await persons.createPerson(
-      db,
-      { name: submitter.name, email: submitter.email },
-      accounts.accountIdForDomain,
-    );
+    return await persons.createPerson(db, { name: submitter.name, email: submitter.email }, companyAccount);
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'conflict')) throw error;
     const winner = await personByEmail(db, submitter.email);
@@ -122,7 +128,8 @@ async function activityText(db: TenantDb, submission: PendingSubmission): Promis
 
 /**
  * Records the submitter: finds or creates the person, writes an activity entry on them (which
- * moves their account's latestActivityAt), marks the submission enriched and emits
+ * moves their account's latestActivityAt), marks the submission enriched with the person and
+ * their account (as the person is linked: none for a new free-mail person) and emits
  * `form.enriched`. The person is made before the final transaction because creating one retries
  * on its own; should the process die in between, the next attempt finds them by email.
  */
@@ -133,9 +140,12 @@ export async function completeEnrichment(db: TenantDb, id: string, submitter: Su
   if (!emailDomain(submitter.email))
     throw new Error('The enrichment provider answered with an invalid address');
   const found = await findOrCreatePerson(db, submitter);
-  const accountId = found.domain ? await accounts.accountIdForDomain(db, found.domain) : null;
   const text = await activityText(db, submission);
   await db.transaction(async (tx) => {
+    const linked = (await persons.personSummaries(tx, [found.personId])).get(found.personId);
+    // Erased since they were found: the job's next attempt finds or makes the person again.
+    if (!linked) throw new Error(`Person ${found.personId} was erased during enrichment`);
+    const { accountId } = linked;
     if (!(await forms.markEnriched(tx, id, { personId: found.personId, accountId }))) return;
     await logs.addActivity(tx, found.personId, text, 'visitor');
     const data: FormEnrichedData = {
