@@ -11,7 +11,8 @@ import { type Client, startServer, type TestServer } from '../helpers/server.ts'
  * the edit, a visitor's form sent from it, and the lead found in Leads with its person.
  */
 
-const ENTRY = 'Retail teams launch **personalized pages** in minutes, each written for the company reading it.';
+const ENTRY =
+  'Retail teams launch **personalized pages** in minutes, each written for the company reading it.';
 const EDITED = 'Northwind launches **personalized pages** in a single afternoon, each written for its buyer.';
 
 let server: TestServer;
