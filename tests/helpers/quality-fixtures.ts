@@ -6,8 +6,9 @@ import type { Client, TestServer } from './server.ts';
  * Fifteen generated pages, the quality suite's fixtures: three brands, each with a page of every
  * type, for the three shapes of audience (a person at an account, an account only, anyone), so that
  * every type meets every shape. Each brand has knowledge of its own, some in markdown with marks,
- * headings and links; the persons carry notes and the audiences private context, none of which a
- * page may show.
+ * headings and links (and marks in plain-text entries); the persons carry notes and the audiences
+ * private context, none of which a page may show. Beside them, guided audiences: two of one page
+ * whose guidance points at different topics, and a follow-up to a call about a pilot.
  */
 
 export const PAGE_TYPES = ['inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'] as const;
@@ -99,6 +100,17 @@ export const BRANDS: BrandSpec[] = [
           },
         ],
       },
+      {
+        title: 'Stock-outs',
+        entries: [
+          {
+            type: 'text',
+            content:
+              'Replenishment alerts flag the stores that will run out of a line **two weeks** before they do.',
+          },
+          { type: 'text', content: 'Grocers cut empty shelves over the holidays by **nineteen percent**.' },
+        ],
+      },
     ],
   },
   {
@@ -187,10 +199,132 @@ function otherBrandsText(brand: BrandSpec): string[] {
   ]);
 }
 
-/** Makes the fifteen fixtures in a tenant of their own, generated and published, with their links. */
-export async function makeFixtures(server: TestServer): Promise<{ client: Client; fixtures: Fixture[] }> {
+/** An audience whose guidance points at one topic of its brand's knowledge. */
+export interface GuidedFixture {
+  label: string;
+  pageId: string;
+  audienceId: string;
+  /** The page's preview of version 1. */
+  preview: string;
+  content: { headline: string; subheadline: string; sections: { heading: string; body: string }[] };
+  /** Version 0's subheadline: the page as it is. */
+  baselineSubheadline: string;
+  /** The topic the guidance points at: the page leads with it and its hero names it. */
+  topic: string;
+  /** Text of that topic which the first section shows. */
+  firstShows: string;
+  /** The guidance, none of which may show, and words of it that are its own. */
+  secrets: string[];
+  words: string[];
+}
+
+const GUIDED_PITCH = BRANDS[1] as BrandSpec;
+
+const GUIDED = [
+  {
+    label: 'stock-outs and a pilot',
+    pageType: 'inbound',
+    account: { domain: 'globex-retail.example', name: 'Globex Retail' },
+    context: 'Worried about holiday stock-outs in the Midwest… they want a pilot before Black Friday.',
+    topic: 'Stock-outs',
+    firstShows: 'Replenishment alerts flag the stores that will run out of a line two weeks before they do.',
+    words: ['Midwest', 'Black Friday'],
+  },
+  {
+    label: 'late markdowns',
+    pageType: 'inbound',
+    account: { domain: 'initrode-stores.example', name: 'Initrode Stores' },
+    context: 'Their clearance sales eat the margin every January; they mark down too late.',
+    topic: 'Markdown forecasting',
+    firstShows: 'smaller, earlier markdowns',
+    words: ['January', 'eat the margin'],
+  },
+  {
+    label: 'a follow-up to a call about a pilot',
+    pageType: 'call_followup',
+    person: { name: 'Jane Doe', email: 'jane@globex-retail.example' },
+    note: 'Call with Jane: she wants a 10-store pilot to start in March.',
+    topic: 'Pilots',
+    firstShows: 'A free 30-day pilot on your own data',
+    words: ['10-store', 'March'],
+  },
+] as const;
+
+/** The guided audiences, queued: two of one inbound page, and a follow-up's. */
+async function queueGuided(client: Client) {
+  const pages = new Map<string, string>();
+  const queued = [];
+  for (const spec of GUIDED) {
+    let pageId = pages.get(spec.pageType);
+    if (!pageId) {
+      pageId = ok(
+        await client.post('/v0/pages', {
+          name: `Guided ${spec.pageType}`,
+          pageType: spec.pageType,
+          pageContext: GUIDED_PITCH.pitch,
+          brandId: GUIDED_PITCH.brandId,
+          actions: [{ actionId: 'talk', buttonTitle: 'Talk to us', actionType: 'form', purpose: 'A call' }],
+          actionCardWidgets: [],
+          scripts: [],
+          metadata: { description: GUIDED_PITCH.description },
+        }),
+        201,
+      ).body.pageId as string;
+      pages.set(spec.pageType, pageId);
+    }
+    const audience: Record<string, unknown> = {};
+    const secrets: string[] = [];
+    if ('account' in spec) {
+      audience.accountId = ok(await client.post('/v0/accounts', spec.account), 201).body.accountId;
+      audience.supplementaryContext = spec.context;
+      secrets.push(spec.context);
+    } else {
+      const person = ok(await client.post('/v0/persons', spec.person), 201).body;
+      ok(await client.post(`/v0/persons/${person.personId}/logs`, { text: spec.note }), 201);
+      audience.personId = person.personId;
+      secrets.push(spec.note);
+    }
+    const { audienceId } = ok(await client.post(`/v0/pages/${pageId}/audiences`, audience), 201).body;
+    queued.push({ spec, pageId, audienceId, secrets });
+  }
+  return queued;
+}
+
+async function readGuided(client: Client, queued: Awaited<ReturnType<typeof queueGuided>>) {
+  const guided: GuidedFixture[] = [];
+  for (const { spec, pageId, audienceId, secrets } of queued) {
+    const versions = ok(await client.get(`/v0/pages/${pageId}/audiences/${audienceId}/versions`), 200).body
+      .items as {
+      versionNumber: number;
+      versionId: string;
+      state: string;
+      content: GuidedFixture['content'];
+    }[];
+    const [latest, baseline] = [1, 0].map((n) => versions.find((version) => version.versionNumber === n));
+    expect(latest?.state, JSON.stringify(latest)).toBe('draft');
+    guided.push({
+      label: spec.label,
+      pageId,
+      audienceId,
+      preview: `/v0/pages/${pageId}/audiences/${audienceId}/versions/${latest?.versionId}/preview`,
+      content: latest?.content as GuidedFixture['content'],
+      baselineSubheadline: baseline?.content.subheadline ?? '',
+      topic: spec.topic,
+      firstShows: spec.firstShows,
+      secrets,
+      words: [...spec.words],
+    });
+  }
+  return guided;
+}
+
+/** Makes the fifteen fixtures in a tenant of their own, generated and published, with their links, and the guided ones. */
+export async function makeFixtures(
+  server: TestServer,
+): Promise<{ client: Client; fixtures: Fixture[]; guided: GuidedFixture[] }> {
   const client = await server.newTenant();
   await brandKnowledge(client);
+  const queuedGuided = await queueGuided(client);
   const slug = (await getTenant(server.database.acrossTenants, client.tenantId)).slug;
   const pending: Omit<Fixture, 'url' | 'preview'>[] = [];
   for (const [b, brand] of BRANDS.entries()) {
@@ -267,7 +401,7 @@ export async function makeFixtures(server: TestServer): Promise<{ client: Client
       preview: `/v0/pages/${fixture.pageId}/audiences/${fixture.audienceId}/versions/${published.versionId}/preview`,
     });
   }
-  return { client, fixtures };
+  return { client, fixtures, guided: await readGuided(client, queuedGuided) };
 }
 
 const ENTITIES: Record<string, string> = {

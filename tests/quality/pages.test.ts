@@ -4,6 +4,7 @@ import { markdownText } from '../../src/workflows/personalization/markdown.ts';
 import {
   BRANDS,
   type Fixture,
+  type GuidedFixture,
   makeFixtures,
   PAGE_TYPES,
   SHAPES,
@@ -20,10 +21,11 @@ import { type Client, startServer, type TestServer } from '../helpers/server.ts'
 let server: TestServer;
 let client: Client;
 let fixtures: Fixture[];
+let guided: GuidedFixture[];
 
 beforeAll(async () => {
   server = await startServer();
-  ({ client, fixtures } = await makeFixtures(server));
+  ({ client, fixtures, guided } = await makeFixtures(server));
 }, 120_000);
 afterAll(() => server.close());
 
@@ -132,6 +134,47 @@ describe('phrasing', () => {
       }
       if (fixture.brand.brandId === 'keelson')
         expect(content.headline, label(fixture)).not.toContain('Robin');
+    }
+  });
+});
+
+describe('guidance steers', () => {
+  const byTopic = (topic: string) => guided.find((fixture) => fixture.topic === topic) as GuidedFixture;
+
+  it('leads each guided page with the topic its guidance points at', () => {
+    for (const fixture of guided) {
+      const [first] = fixture.content.sections;
+      expect(markdownText(first?.body ?? ''), fixture.label).toContain(fixture.firstShows);
+    }
+    expect(byTopic('Stock-outs').content.sections[0]?.heading).toBe('Stock-outs');
+    expect(byTopic('Markdown forecasting').content.sections[0]?.heading).toBe('Markdown forecasting');
+  });
+
+  it('gives two audiences of one page whose guidance stresses different topics different sections first', () => {
+    const [a, b] = [byTopic('Stock-outs'), byTopic('Markdown forecasting')];
+    expect(a.pageId).toBe(b.pageId);
+    expect(a.content.sections[0]).not.toEqual(b.content.sections[0]);
+  });
+
+  it('writes a subheadline unlike the baseline, that names what the page leads with for this audience', () => {
+    for (const fixture of guided) {
+      expect(fixture.content.subheadline, fixture.label).not.toBe(fixture.baselineSubheadline);
+      expect(fixture.content.subheadline, fixture.label).toContain(fixture.topic);
+    }
+    expect(byTopic('Stock-outs').content.subheadline).toContain('Globex Retail');
+    expect(byTopic('Pilots').content.subheadline).toMatch(/more on Pilots/);
+  });
+
+  it('shows not a word of the guidance: no sentence of it, none of its own words', async () => {
+    for (const fixture of guided) {
+      const response = await client.get(fixture.preview);
+      expect(response.status).toBe(200);
+      const text = visibleText(response.body);
+      for (const secret of fixture.secrets) {
+        for (const sentence of sentences(secret)) expect(text, fixture.label).not.toContain(sentence);
+      }
+      for (const word of fixture.words) expect(text, fixture.label).not.toContain(word);
+      expect(text, fixture.label).not.toMatch(/\*\*|__|\]\(/);
     }
   });
 });

@@ -180,7 +180,26 @@ describe('a language model writes versions', () => {
     expect(asked.knowledge.map((topic: { title: string }) => topic.title)).toEqual(['Acme shipping']);
     expect(JSON.stringify(asked)).not.toContain('Globex launches');
     expect(asked.privateGuidance).toEqual({ context: CONTEXT, notes: [NOTE] });
-    expect(request?.messages[0]?.content).toContain('never quote');
+    expect(asked.focus).toEqual(['Acme shipping']);
+    expect(asked).not.toHaveProperty('previousVersion');
+    const system = request?.messages[0]?.content;
+    expect(system).toContain('never quote');
+    expect(system).toContain('the first section answers what the guidance stresses most');
+    expect(system).toContain('call_followup');
+  });
+
+  it('when a version is generated again, asks for a fresh alternative to the one before', async () => {
+    const { latest, url } = await generateWith('good');
+    seen.length = 0;
+    expect((await api.post(`${url}/versions`, {})).status).toBe(201);
+    await server.worker().drain();
+    const asked = JSON.parse(seen[0]?.messages[1]?.content ?? '{}');
+    expect(asked.previousVersion).toEqual({
+      headline: latest.content.headline,
+      subheadline: latest.content.subheadline,
+      sections: latest.content.sections,
+    });
+    expect(seen[0]?.messages[0]?.content).toContain('fresh alternative');
   });
 
   it("never hands it what a visitor wrote in a form with the person's address", async () => {
@@ -218,6 +237,7 @@ describe('a language model writes versions', () => {
   it('when it does not answer in time, the version waits for its retry, and is written when the model answers', async () => {
     const { latest, url } = await generateWith('slow');
     expect(latest.state).toBe('pending');
+    expect(latest.generationNote).toContain('The language model did not answer in time');
     expect((await api.get(url)).body.status).toBe('pending');
     mode = 'good';
     await server.worker().drain(Date.now() + 60_000);

@@ -1,19 +1,30 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { VersionContent } from '../../src/resources/audiences/schema.ts';
 import type { Page, PageType } from '../../src/resources/pages/schema.ts';
-import type { Topic } from '../../src/resources/topics/schema.ts';
-import { checkContent, rulesFor } from '../../src/workflows/personalization/check.ts';
+import type { Topic, TopicEntry } from '../../src/resources/topics/schema.ts';
+import { checkContent, normalize, rulesFor } from '../../src/workflows/personalization/check.ts';
 import { baselineContent, voiceOf } from '../../src/workflows/personalization/compose.ts';
 import type { PersonalizationInput } from '../../src/workflows/personalization/input.ts';
-import { escapeMarkdown, markdownHtml, markdownText } from '../../src/workflows/personalization/markdown.ts';
+import {
+  escapeMarkdown,
+  markdownHtml,
+  markdownText,
+  safeMarkdown,
+} from '../../src/workflows/personalization/markdown.ts';
 import { companyName, nameFromDomain } from '../../src/workflows/personalization/names.ts';
-import { builtInPersonalizer, generateContent } from '../../src/workflows/personalization/personalizer.ts';
+import {
+  builtInPersonalizer,
+  CannotGenerate,
+  generateContent,
+} from '../../src/workflows/personalization/personalizer.ts';
 import { selectTopics } from '../../src/workflows/personalization/select.ts';
+import { entryContent, entryText, noteLike } from '../helpers/knowledge-arbitraries.ts';
 
 /** The stages of generation as functions: what each guarantees, on inputs made here. */
 
 let ids = 0;
-function topic(title: string, entries: string[], options: Partial<Topic> = {}): Topic {
+function topicOf(title: string, contents: TopicEntry['content'][], options: Partial<Topic> = {}): Topic {
   const topicId = `topic_${++ids}`;
   return {
     topicId,
@@ -24,19 +35,28 @@ function topic(title: string, entries: string[], options: Partial<Topic> = {}): 
     brandIds: [],
     createdAt: '+1',
     updatedAt: '+1',
-    entries: entries.map((content, index) => ({
+    entries: contents.map((content, index) => ({
       topicEntryId: `${topicId}_entry_${index}`,
       topicId,
       sortOrder: index,
-      content: {
-        type: content.startsWith('md:') ? 'markdown' : 'text',
-        content: content.replace(/^md:/, ''),
-      },
+      content,
       createdAt: '+1',
       updatedAt: '+1',
     })),
     ...options,
   };
+}
+
+/** A topic of entries written as text, or as markdown when they start with `md:`. */
+function topic(title: string, entries: string[], options: Partial<Topic> = {}): Topic {
+  return topicOf(
+    title,
+    entries.map((content) => ({
+      type: content.startsWith('md:') ? 'markdown' : 'text',
+      content: content.replace(/^md:/, ''),
+    })),
+    options,
+  );
 }
 
 function page(pageType: PageType = 'inbound', overrides: Partial<Page> = {}): Page {
@@ -76,6 +96,7 @@ function input(overrides: Partial<PersonalizationInput> = {}): PersonalizationIn
     page: base,
     brand: undefined,
     audience: { id: 'audience_1', actionUrlOverride: null, metadata: base.metadata },
+    version: { variant: 0, previous: null },
     person: { name: 'Ada Lovelace' },
     account: { name: null, domain: 'analytical-engines.example' },
     topics: [
@@ -129,6 +150,27 @@ describe('markdown', () => {
     expect(markdownText(source)).toBe('Title\nBold, italic and a link.\none\ntwo\nquote\ncode');
   });
 
+  it('rewrites any markdown in the safe subset without losing a word of what a reader sees', () => {
+    const noHtml = entryText.filter((text) => !/<\/?[a-z]/i.test(text));
+    fc.assert(
+      fc.property(noHtml, (source) => {
+        expect(normalize(markdownText(safeMarkdown(source, () => false)))).toBe(
+          normalize(markdownText(source)),
+        );
+      }),
+      { seed: 22, numRuns: 500 },
+    );
+    expect(safeMarkdown('Before [](https://x.example) after, [**b**](https://y.example).', () => false)).toBe(
+      'Before  after, **b**.',
+    );
+  });
+
+  it('shows HTML as its text, without tags, scripts or styles', () => {
+    expect(
+      markdownText(safeMarkdown('<div>Hello <b>you</b> &amp; co<script>x()</script></div>', () => false)),
+    ).toBe('Hello you & co');
+  });
+
   it('escapes plain text so that it reads back as written', () => {
     for (const text of [
       '5 * 3 = 15',
@@ -136,6 +178,11 @@ describe('markdown', () => {
       '**not bold**',
       'a_b_c',
       '1. not a list',
+      '2) nor this',
+      '- nor a bullet',
+      '+ nor this',
+      '= not a heading',
+      'AT&T &copy; &amp;',
       '<b>x</b>',
     ]) {
       expect(markdownText(escapeMarkdown(text))).toBe(text);
@@ -328,5 +375,191 @@ describe('the baseline', () => {
       subheadline: 'Acme fuel gets rockets to orbit on less.',
       sections: [{ heading: 'Overview', body: 'Every tank is tested twice.' }],
     });
+  });
+});
+
+/** A retailer's knowledge: three topics a guidance may point at. */
+function retailTopics(): Topic[] {
+  return [
+    topic('Markdown forecasting', [
+      'md:Forecasts show a month ahead which lines will not sell through, so **smaller, earlier markdowns** replace the clearance.',
+      'A 120-store apparel chain cut end-of-season markdowns by 18% in a year.',
+    ]),
+    topic('Pilots', ['md:- A **free 30-day pilot** on your own data\n- In as many stores as you choose']),
+    topic('Stock-outs', [
+      'Replenishment alerts flag the stores that will run out of a line **two weeks** before they do.',
+      'Grocers cut empty shelves over the holidays by nineteen percent.',
+    ]),
+  ];
+}
+
+function retail(pageType: PageType, guidance: Partial<PersonalizationInput['private']>, id = 'audience_r') {
+  const base = page(pageType, {
+    name: 'Retail analytics platform',
+    pageContext:
+      'Brightwave shows retailers what sells where: one live view of stores and stock. Most retailers are live within two weeks.',
+    metadata: { description: 'One live view of every store, with forecasts you can act on.' },
+  });
+  return input({
+    page: base,
+    audience: { id, actionUrlOverride: null, metadata: base.metadata },
+    person: { name: 'Jane Doe' },
+    account: { name: 'Globex Retail', domain: 'globex.example' },
+    topics: retailTopics(),
+    private: { context: '', notes: [], ...guidance },
+    foreign: { topics: [], brandNames: [] },
+  });
+}
+
+async function written(given: PersonalizationInput): Promise<VersionContent> {
+  const { content } = await generateContent(given, builtInPersonalizer);
+  expect(checkContent(content, rulesFor(given))).toEqual([]);
+  return content;
+}
+
+describe('generation never sticks', () => {
+  it('reads bold in a plain-text entry as bold, as it reads every entry whatever its type', async () => {
+    const content = await written(
+      input({ topics: [topic('Prices', ['Bulk buyers save **nineteen percent** on every tank.'])] }),
+    );
+    const body = content.sections.map((section) => section.body).join('\n');
+    expect(body).toContain('**nineteen percent**');
+    expect(markdownHtml(body, () => false)).toContain('<strong>nineteen percent</strong>');
+  });
+
+  it('leaves out the sentences it cannot show and keeps the others', async () => {
+    const content = await written(
+      input({
+        topics: [
+          topic('Prices', [
+            'Unpaired ** marks show. See https://elsewhere.example/prices for more. Bulk tanks cost less.',
+            'md:<div>Prices <b>drop</b> in bulk &amp; ship free.</div>',
+          ]),
+        ],
+      }),
+    );
+    const text = textOf(content);
+    expect(text).toContain('Bulk tanks cost less.');
+    expect(text).toContain('Prices drop in bulk & ship free.');
+    expect(text).not.toMatch(/Unpaired|elsewhere/);
+  });
+
+  it('writes, for any knowledge and any page texts, a version that passes every check', async () => {
+    const scenario = fc.record({
+      pageType: fc.constantFrom<PageType>('inbound', 'outbound', 'call_followup', 'sales_deck', 'custom'),
+      topics: fc.array(
+        fc.record({
+          title: fc.oneof(fc.constantFrom('Pilots', 'Stock-outs'), entryText),
+          entries: fc.array(entryContent, { minLength: 1, maxLength: 4 }),
+        }),
+        { minLength: 1, maxLength: 5 },
+      ),
+      context: fc.oneof(fc.constant(''), noteLike, entryText),
+      notes: fc.array(noteLike, { maxLength: 3 }),
+      someone: fc.constantFrom('person', 'account', 'anyone'),
+      pageTexts: fc.option(fc.record({ pageContext: entryText, description: entryText }), { freq: 4 }),
+      variant: fc.nat(5),
+    });
+    await fc.assert(
+      fc.asyncProperty(scenario, async (drawn) => {
+        const texts = drawn.pageTexts;
+        const given = input({
+          page: page(
+            drawn.pageType,
+            texts ? { pageContext: texts.pageContext, metadata: { description: texts.description } } : {},
+          ),
+          topics: drawn.topics.map((spec) => topicOf(spec.title, spec.entries)),
+          private: { context: drawn.context, notes: drawn.notes },
+          person: drawn.someone === 'person' ? { name: 'Jane Doe' } : null,
+          account: drawn.someone === 'anyone' ? null : { name: null, domain: 'globex-retail.example' },
+          version: { variant: drawn.variant, previous: null },
+        });
+        const content = await written(given);
+        if (!texts) expect(content.sections.length).toBeGreaterThan(0);
+      }),
+      { seed: 22, numRuns: 300 },
+    );
+  }, 120_000);
+
+  it('gives up at once, with the reason, on a page whose own button cannot be shown', async () => {
+    const base = page('outbound');
+    const broken = {
+      ...base,
+      actions: base.actions.map((action) => ({ ...action, buttonTitle: '**Book** a tour' })),
+    };
+    await expect(generateContent(input({ page: broken }), builtInPersonalizer)).rejects.toThrow(
+      CannotGenerate,
+    );
+    await expect(generateContent(input({ page: broken }), builtInPersonalizer)).rejects.toThrow(
+      '/actions/0/buttonTitle shows markup',
+    );
+  });
+});
+
+describe('guidance steers', () => {
+  it('answers each concern it names, the one it stresses first', () => {
+    const selected = selectTopics(
+      retail('inbound', {
+        context: 'Worried about holiday stock-outs in the Midwest… they want a pilot before Black Friday.',
+      }),
+      4,
+    );
+    expect(selected.filter((s) => s.guided).map((s) => s.topic.title)).toEqual(['Stock-outs', 'Pilots']);
+  });
+
+  it('gives two audiences of one page whose guidance stresses different topics different sections first, and a subheadline that names them', async () => {
+    const baseline = baselineContent(retail('inbound', {}).page);
+    const stockOuts = await written(
+      retail('inbound', { context: 'Worried about holiday stock-outs in the Midwest.' }, 'audience_a'),
+    );
+    const markdowns = await written(
+      retail('inbound', { context: 'Their clearance sales eat the margin every January.' }, 'audience_b'),
+    );
+    expect(stockOuts.sections[0]?.heading).toBe('Stock-outs');
+    expect(markdowns.sections[0]?.heading).toBe('Markdown forecasting');
+    expect(stockOuts.subheadline).not.toBe(baseline.subheadline);
+    expect(stockOuts.subheadline).toContain('Stock-outs');
+    expect(stockOuts.subheadline).toContain('Globex Retail');
+    expect(markdowns.subheadline).toContain('Markdown forecasting');
+    for (const content of [stockOuts, markdowns])
+      expect(textOf(content)).not.toMatch(/Midwest|clearance sales|January/);
+  });
+
+  it('makes a follow-up about what the call was about, from the notes, without quoting them', async () => {
+    const note = 'Call with Jane: she wants a 10-store pilot in Ohio before the holidays.';
+    const content = await written(retail('call_followup', { notes: [note] }));
+    expect(content.subheadline).toMatch(/more on Pilots/);
+    const [recap] = content.sections;
+    expect(markdownText(recap?.body ?? '').split('\n')[1]).toBe('A free 30-day pilot on your own data');
+    expect(textOf(content)).not.toMatch(/10-store|Ohio/);
+  });
+
+  it('passes the guidance to the model only as guidance, with the topics it points at first', async () => {
+    const given = retail('inbound', { context: 'Their clearance sales eat the margin every January.' });
+    expect(selectTopics(given, 4)[0]?.topic.title).toBe('Markdown forecasting');
+  });
+});
+
+describe('alternatives', () => {
+  it('makes each version generated again an alternative to the one before, the same every time', async () => {
+    const given = retail('outbound', { context: 'Worried about holiday stock-outs in the Midwest.' });
+    const first = await written(given);
+    const second = await written({ ...given, version: { variant: 1, previous: first } });
+    const third = await written({ ...given, version: { variant: 2, previous: second } });
+    expect(second).not.toEqual(first);
+    expect(third).not.toEqual(second);
+    expect(await written({ ...given, version: { variant: 1, previous: first } })).toEqual(second);
+    expect(second.sections[0]?.heading).toBe('Stock-outs');
+  });
+
+  it('still differs from the version before when an audience has little to vary', async () => {
+    const given = input({
+      person: null,
+      account: null,
+      private: { context: '', notes: [] },
+      topics: [topic('Safety', ['Every tank is pressure-tested before it ships.'])],
+    });
+    const first = await written(given);
+    expect(await written({ ...given, version: { variant: 1, previous: first } })).not.toEqual(first);
   });
 });

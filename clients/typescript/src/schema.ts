@@ -2830,7 +2830,7 @@ export interface components {
       /** @description An integer from 0 to 9007199254740991 */
       sortOrder: number;
       content: {
-        /** @description text: plain text; markdown: CommonMark */
+        /** @description How the writer meant the text (stored as sent). Generation reads either as the safe markdown subset: paragraphs, lists, bold, italic, links */
         type: 'text' | 'markdown';
         content: string;
       };
@@ -2843,7 +2843,7 @@ export interface components {
     TopicEntryCreate: {
       /** @description The text of the entry and its format */
       content: {
-        /** @description text: plain text; markdown: CommonMark */
+        /** @description How the writer meant the text (stored as sent). Generation reads either as the safe markdown subset: paragraphs, lists, bold, italic, links */
         type: 'text' | 'markdown';
         content: string;
       };
@@ -2857,7 +2857,7 @@ export interface components {
     TopicEntryUpdate: {
       /** @description Replaces the content whole */
       content?: {
-        /** @description text: plain text; markdown: CommonMark */
+        /** @description How the writer meant the text (stored as sent). Generation reads either as the safe markdown subset: paragraphs, lists, bold, italic, links */
         type: 'text' | 'markdown';
         content: string;
       };

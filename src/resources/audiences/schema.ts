@@ -67,7 +67,7 @@ export const AudienceVersionWithContent = Type.Object(
     generationNote: Nullable(
       Type.String({
         description:
-          "Why the content is the built-in personalizer's although a model is configured (its answers failed the checks); null otherwise",
+          "Why generation went as it did: why the content is the built-in personalizer's although a model is configured; why a pending version waits for another attempt; why a cancelled one could not be generated. Null otherwise",
       }),
     ),
     editedAt: Nullable(Timestamp, {

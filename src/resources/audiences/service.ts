@@ -16,6 +16,7 @@ import {
   type AudienceChanges,
   type AudienceRow,
   audienceIdsOf,
+  contentBefore,
   findAudience,
   findAudienceById,
   findVersion,
@@ -462,9 +463,13 @@ export function startGenerating(db: TenantDb, version: VersionRow): Promise<bool
   });
 }
 
-/** A failed attempt: the version waits for the next one. */
-export async function markPending(db: TenantDb, versionId: string, failure: string): Promise<void> {
-  await moveVersion(db, versionId, ['processing'], { state: 'pending', failure });
+/** A failed attempt: the version waits for the next one, its note saying why. */
+export async function markPending(db: TenantDb, versionId: string, note: string): Promise<void> {
+  await moveVersion(db, versionId, ['processing'], {
+    state: 'pending',
+    failure: note,
+    generation_note: note,
+  });
 }
 
 /** What generation made of a version: its content, who wrote it, and why, when it fell back. */
@@ -492,7 +497,21 @@ export async function saveDraft(
   return drafted ? findVersion(tx, versionId) : undefined;
 }
 
-/** The last attempt failed: the version is cancelled with the reason. */
-export async function giveUpGenerating(db: TenantDb, versionId: string, failure: string): Promise<void> {
-  await moveVersion(db, versionId, UNFINISHED, { state: 'cancelled', cancelled_at: Date.now(), failure });
+/** The version cannot be generated: it is cancelled, its note saying why. */
+export async function giveUpGenerating(db: TenantDb, versionId: string, note: string): Promise<void> {
+  await moveVersion(db, versionId, UNFINISHED, {
+    state: 'cancelled',
+    cancelled_at: Date.now(),
+    failure: note,
+    generation_note: note,
+  });
+}
+
+/**
+ * The content of the audience's last generated version before `version` (edited or not), which a
+ * new version is an alternative to; null when there is none.
+ */
+export async function previousContent(db: TenantDb, version: VersionRow): Promise<VersionContent | null> {
+  const content = await contentBefore(db, version.audience_id, version.version_number);
+  return content === null ? null : (JSON.parse(content) as VersionContent);
 }

@@ -220,3 +220,22 @@ export async function audienceIdsOf(db: TenantDb<AudiencesTables>, pageId: strin
     .execute();
   return rows.map((row) => row.id);
 }
+
+/** The content of the audience's latest generated version before `versionNumber` that has content. */
+export async function contentBefore(
+  db: TenantDb<AudiencesTables>,
+  audienceId: string,
+  versionNumber: number,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('audience_versions')
+    .select('content')
+    .where('audience_id', '=', audienceId)
+    .where('version_number', '>', 0)
+    .where('version_number', '<', versionNumber)
+    .where('content', 'is not', null)
+    .orderBy('version_number', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.content ?? null;
+}

@@ -11,7 +11,8 @@ const sortOrderRange = {
 };
 const SortOrder = Type.Integer(sortOrderRange);
 const ContentType = Type.Union([Type.Literal('text'), Type.Literal('markdown')], {
-  description: 'text: plain text; markdown: CommonMark',
+  description:
+    'How the writer meant the text (stored as sent). Generation reads either as the safe markdown subset: paragraphs, lists, bold, italic, links',
 });
 const ContentText = Type.String({ minLength: 1, maxLength: 10000 });
 const BrandIds = Type.Array(

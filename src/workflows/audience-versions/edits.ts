@@ -23,7 +23,7 @@ async function rulesForEdit(
   audience: AudienceRow,
   draft: Draft,
 ): Promise<{ input: PersonalizationInput; rules: CheckRules }> {
-  const input = await gather(db, audience);
+  const input = await gather(db, audience, draft.row);
   const contexts = new Set([input.private.context, draft.row.supplementary_context].filter(Boolean));
   const checked = { ...input, private: { ...input.private, context: [...contexts].join('\n') } };
   return { input, rules: rulesFor(checked) };

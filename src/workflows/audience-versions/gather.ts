@@ -1,7 +1,7 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { overlayMetadata } from '../../http/page-metadata.ts';
 import * as accounts from '../../resources/accounts/service.ts';
-import type { AudienceRow } from '../../resources/audiences/service.ts';
+import type { AudienceRow, VersionRow } from '../../resources/audiences/service.ts';
 import * as audiences from '../../resources/audiences/service.ts';
 import * as brands from '../../resources/brands/service.ts';
 import * as pages from '../../resources/pages/service.ts';
@@ -28,16 +28,21 @@ async function whoFor(db: TenantDb, audience: AudienceRow) {
 }
 
 /**
- * The gather stage: everything a personalizer may draw on, and what it must not show. Generation
- * writes a version from it; an edit of a version's copy is checked against the same.
+ * The gather stage: everything a personalizer may draw on for `version`, and what it must not show.
+ * Generation writes the version from it; an edit of a version's copy is checked against the same.
  */
-export async function gather(db: TenantDb, audience: AudienceRow): Promise<PersonalizationInput> {
+export async function gather(
+  db: TenantDb,
+  audience: AudienceRow,
+  version: VersionRow,
+): Promise<PersonalizationInput> {
   const page = await pages.getPage(db, audience.page_id);
-  const [brand, otherBrands, brandTopics, who] = await Promise.all([
+  const [brand, otherBrands, brandTopics, who, previous] = await Promise.all([
     brands.brandProfile(db, page.brandId),
     brands.otherBrandNames(db, page.brandId),
     topics.topicsForBrand(db, page.brandId),
     whoFor(db, audience),
+    audiences.previousContent(db, version),
   ]);
   return {
     page,
@@ -47,6 +52,7 @@ export async function gather(db: TenantDb, audience: AudienceRow): Promise<Perso
       actionUrlOverride: audience.action_url_override,
       metadata: overlayMetadata(page.metadata, audiences.metadataOverrideOf(audience)),
     },
+    version: { variant: Math.max(0, version.version_number - 1), previous },
     person: who.person ? { name: who.person.name } : null,
     account: who.account ? { name: who.account.name, domain: who.account.domain } : null,
     topics: brandTopics.own,

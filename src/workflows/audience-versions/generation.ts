@@ -1,8 +1,12 @@
 import type { JobHandler } from '../../jobs/queue.ts';
 import * as audiences from '../../resources/audiences/service.ts';
-import { generateContent, type Personalizer } from '../personalization/personalizer.ts';
+import { CannotGenerate, generateContent, type Personalizer } from '../personalization/personalizer.ts';
 import { gather } from './gather.ts';
 import { GENERATE_JOB, publishVersion, versionProcessed } from './service.ts';
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000];
 
@@ -10,9 +14,11 @@ const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000];
  * Generates one version: gather, then the personalizer with the check stage (src/workflows/
  * personalization), then store. queued or pending → processing → draft (→ published with
  * autoPublish), with `page.version.processed` (and `…published`). A personalizer that cannot answer
- * now leaves the version pending until its retry; after the last attempt it is cancelled. A worker
- * that dies mid-generation leaves the job to be taken over when its lease runs out, and the version,
- * still processing, is generated then: it never stays stuck.
+ * now leaves the version pending until its retry, its note saying why; after the last attempt it is
+ * cancelled, its note saying why. A version that cannot be written however often it is tried
+ * (`CannotGenerate`) is cancelled at once. A worker that dies mid-generation leaves the job to be
+ * taken over when its lease runs out, and the version, still processing, is generated then: it
+ * never stays stuck.
  */
 export function generationJob(personalizer: Personalizer): JobHandler<{ versionId: string }> {
   return {
@@ -26,9 +32,17 @@ export function generationJob(personalizer: Personalizer): JobHandler<{ versionI
       if (!audience) return;
       let generated: Awaited<ReturnType<typeof generateContent>>;
       try {
-        generated = await generateContent(await gather(db, audience), personalizer);
+        generated = await generateContent(await gather(db, audience, version), personalizer);
       } catch (error) {
-        await audiences.markPending(db, version.id, String(error));
+        if (error instanceof CannotGenerate) {
+          await audiences.giveUpGenerating(db, version.id, error.message);
+          return;
+        }
+        await audiences.markPending(
+          db,
+          version.id,
+          `Attempt ${job.attempt} of ${job.maxAttempts} failed: ${messageOf(error)}`,
+        );
         throw error;
       }
       await db.transaction(async (tx) => {
@@ -47,7 +61,11 @@ export function generationJob(personalizer: Personalizer): JobHandler<{ versionI
       });
     },
     async onGiveUp(job, _context, error) {
-      await audiences.giveUpGenerating(job.db, job.payload.versionId, error.message);
+      await audiences.giveUpGenerating(
+        job.db,
+        job.payload.versionId,
+        `Generation was given up after ${job.maxAttempts} attempts; the last failed: ${error.message}`,
+      );
     },
   };
 }

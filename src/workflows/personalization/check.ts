@@ -1,7 +1,7 @@
 import type { VersionContent } from '../../resources/audiences/schema.ts';
 import type { Topic } from '../../resources/topics/schema.ts';
 import type { PersonalizationInput } from './input.ts';
-import { markdownLinks, markdownText } from './markdown.ts';
+import { markdownShown, SENTENCE_BREAK, shownText } from './markdown.ts';
 
 /**
  * The check stage: what no version may say or show, whoever wrote it. A page never carries a
@@ -44,9 +44,12 @@ export function normalize(text: string): string {
     .trim();
 }
 
+/** A sentence ends at its punctuation or at a line's end. */
+const SENTENCE_OR_LINE_BREAK = new RegExp(`${SENTENCE_BREAK.source}|\\n+`);
+
 export function sentencesOf(text: string): string[] {
   return text
-    .split(/(?<=[.!?;:])\s+|\n+/)
+    .split(SENTENCE_OR_LINE_BREAK)
     .map((sentence) => sentence.trim())
     .filter(Boolean);
 }
@@ -65,9 +68,7 @@ function phrasesOf(text: string, why: string): { phrase: string; why: string }[]
 function topicTexts(topics: Topic[]): string[] {
   return topics.flatMap((topic) => [
     topic.title,
-    ...topic.entries.map((entry) =>
-      entry.content.type === 'markdown' ? markdownText(entry.content.content) : entry.content.content,
-    ),
+    ...topic.entries.map((entry) => shownText(entry.content.content)),
   ]);
 }
 
@@ -159,12 +160,7 @@ function partsOf(content: VersionContent): Part[] {
     plain('/subheadline', content.subheadline, false, MAX_SUBHEADLINE),
     ...content.sections.flatMap((section, index) => [
       plain(`/sections/${index}/heading`, section.heading, true),
-      {
-        path: `/sections/${index}/body`,
-        text: markdownText(section.body),
-        links: markdownLinks(section.body),
-        required: true,
-      },
+      { path: `/sections/${index}/body`, ...markdownShown(section.body), required: true },
     ]),
     ...content.actions.map((action, index) =>
       plain(`/actions/${index}/buttonTitle`, action.buttonTitle, true),
@@ -172,17 +168,39 @@ function partsOf(content: VersionContent): Part[] {
   ];
 }
 
-function partProblems(part: Part, rules: CheckRules, allowedUrls: Set<string>): Problem[] {
+function allowedUrlsOf(rules: CheckRules): Set<string> {
+  return new Set(rules.actions.map((action) => action.url).filter(Boolean));
+}
+
+/** What is wrong with what a reader sees, wherever it stands: markup, a forbidden text, a foreign link. */
+function shownProblems(shown: { text: string; links: string[] }, rules: CheckRules): string[] {
+  const problems: string[] = [];
+  if (MARKERS.test(shown.text)) problems.push('shows markup');
+  const forbidden = forbiddenIn(shown.text, rules);
+  if (forbidden) problems.push(forbidden);
+  const allowedUrls = allowedUrlsOf(rules);
+  for (const url of [...shown.links, ...urlsIn(shown.text)]) {
+    if (!allowedUrls.has(url)) problems.push(`links to ${url}, which is not one of the page's actions`);
+  }
+  return problems;
+}
+
+/** What the check refuses in plain copy (a headline, a heading), whatever its place and length. */
+export function plainProblems(text: string, rules: CheckRules): string[] {
+  return shownProblems({ text, links: [] }, rules);
+}
+
+/** What the check refuses in markdown copy (a section body or part of one), whatever its place. */
+export function markdownProblems(markdown: string, rules: CheckRules): string[] {
+  return shownProblems(markdownShown(markdown), rules);
+}
+
+function partProblems(part: Part, rules: CheckRules): Problem[] {
   const problems: string[] = [];
   if (part.required && !part.text.trim()) problems.push('is empty');
   if (part.maxLength !== undefined && part.text.length > part.maxLength)
     problems.push(`is longer than ${part.maxLength} characters`);
-  if (MARKERS.test(part.text)) problems.push('shows markup');
-  const forbidden = forbiddenIn(part.text, rules);
-  if (forbidden) problems.push(forbidden);
-  for (const url of [...part.links, ...urlsIn(part.text)]) {
-    if (!allowedUrls.has(url)) problems.push(`links to ${url}, which is not one of the page's actions`);
-  }
+  problems.push(...shownProblems(part, rules));
   return problems.map((problem) => ({ path: part.path, problem }));
 }
 
@@ -194,12 +212,11 @@ function actionProblems(content: VersionContent, rules: CheckRules): Problem[] {
 
 /** Everything wrong with a version's content; none when it may be served. */
 export function checkContent(content: VersionContent, rules: CheckRules): Problem[] {
-  const allowedUrls = new Set(rules.actions.map((action) => action.url).filter(Boolean));
   return [
     ...(content.sections.length > MAX_SECTIONS
       ? [{ path: '/sections', problem: `has more than ${MAX_SECTIONS} sections` }]
       : []),
-    ...partsOf(content).flatMap((part) => partProblems(part, rules, allowedUrls)),
+    ...partsOf(content).flatMap((part) => partProblems(part, rules)),
     ...actionProblems(content, rules),
   ];
 }

@@ -1,4 +1,5 @@
 import type { PageMetadata } from '../../http/page-metadata.ts';
+import type { VersionContent } from '../../resources/audiences/schema.ts';
 import type { Brand } from '../../resources/brands/schema.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import type { Topic } from '../../resources/topics/schema.ts';
@@ -17,6 +18,13 @@ export interface PersonalizationInput {
     id: string;
     actionUrlOverride: string | null;
     metadata: PageMetadata | undefined;
+  };
+  /** The version being written, so that it is an alternative to the one before it. */
+  version: {
+    /** 0 for the audience's first generated version, one more for each version after it. */
+    variant: number;
+    /** The content of the audience's version before this one (edited or not); null when there is none. */
+    previous: VersionContent | null;
   };
   /** Who the audience is: a person (with their account when known), an account, or anyone. */
   person: { name: string } | null;

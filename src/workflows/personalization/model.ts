@@ -1,10 +1,11 @@
 import { type Static, Type } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { MAX_HEADLINE, MAX_SECTIONS } from './check.ts';
+import { MAX_HEADLINE, MAX_SECTIONS, MAX_SUBHEADLINE } from './check.ts';
 import { actionsFor, metadataFor } from './compose.ts';
 import type { PersonalizationInput } from './input.ts';
 import { companyName, firstName } from './names.ts';
 import { type Personalizer, UnusableAnswer } from './personalizer.ts';
+import { selectTopics } from './select.ts';
 
 /**
  * A personalizer backed by an OpenAI-compatible chat-completions endpoint: OpenAI itself, or a
@@ -57,8 +58,13 @@ const ANSWER_FORMAT = {
 const SYSTEM = [
   'You write the copy of a B2B landing page for one audience, on behalf of the brand named in the request.',
   "Follow the brand's voice. Draw only on the page and the brand's knowledge. Write natural sentences.",
-  'The guidance is private: use it to choose what to stress, and never quote, paraphrase or mention it.',
-  `At most ${MAX_SECTIONS} sections, none repeating the headline or subheadline; a headline under ${MAX_HEADLINE} characters.`,
+  'The private guidance (the audience context and the notes about the person) and the audience company decide what the page stresses:',
+  '`focus` names the knowledge topics most relevant to this audience, most relevant first;',
+  'the first section answers what the guidance stresses most, and the subheadline and the first sentence of each section speak to this audience and its concerns.',
+  'The guidance is private: never quote, paraphrase or mention it, nor say how you know; name the topic instead.',
+  'On a call_followup page, the notes say what the conversation was about: the page follows up on those topics, by their names.',
+  'When `previousVersion` is given, write a fresh alternative to it: another choice, order or phrasing of the knowledge.',
+  `At most ${MAX_SECTIONS} sections, none repeating the headline or subheadline; a headline under ${MAX_HEADLINE} characters, a subheadline under ${MAX_SUBHEADLINE}.`,
   "Link only to the page's action URLs. Answer with JSON only.",
 ].join(' ');
 
@@ -82,11 +88,21 @@ function request(input: PersonalizationInput) {
       company: input.account ? companyName(input.account) : null,
     },
     privateGuidance: { context: input.private.context, notes: input.private.notes },
+    focus: selectTopics(input, MAX_SECTIONS).map((selected) => selected.topic.title),
     knowledge: input.topics.map((topic) => ({
       title: topic.title,
       purpose: topic.purpose,
       entries: topic.entries.map((entry) => entry.content.content),
     })),
+    ...(input.version.previous
+      ? {
+          previousVersion: {
+            headline: input.version.previous.headline,
+            subheadline: input.version.previous.subheadline,
+            sections: input.version.previous.sections,
+          },
+        }
+      : {}),
   };
 }
 
@@ -122,6 +138,10 @@ export function chatCompletionsPersonalizer(options: ChatCompletionsOptions): Pe
           ],
         }),
         signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+      }).catch((error: unknown) => {
+        // Said in words a version's note can carry: no address of the model's server.
+        const timedOut = error instanceof Error && error.name === 'TimeoutError';
+        throw new Error(`The language model ${timedOut ? 'did not answer in time' : 'could not be reached'}`);
       });
       if (!response.ok) throw new Error(`The language model answered ${response.status}`);
       const body = (await response.json().catch(() => ({}))) as {

@@ -18,17 +18,48 @@ export interface Personalizer {
 
 export class UnusableAnswer extends Error {}
 
+/** The version cannot be written, however often it is tried: it is cancelled, with this as the reason. */
+export class CannotGenerate extends Error {}
+
 /** A personalizer whose answers fail is asked this many times in all before the built-in one steps in. */
 export const MODEL_ATTEMPTS = 2;
 
+/** How many alternatives the built-in personalizer tries for one that differs from the version before. */
+const ALTERNATIVES = 4;
+
+function sameCopy(content: VersionContent, previous: VersionContent | null): boolean {
+  return (
+    previous !== null &&
+    content.headline === previous.headline &&
+    content.subheadline === previous.subheadline &&
+    content.sections.length === previous.sections.length &&
+    content.sections.every(
+      (section, index) =>
+        section.heading === previous.sections[index]?.heading &&
+        section.body === previous.sections[index]?.body,
+    )
+  );
+}
+
+/**
+ * The built-in personalizer's content: this version's variant, or the next ones along while they
+ * read as the version before (so that generating again makes an alternative where the knowledge
+ * allows one). Always the same for the same version.
+ */
 function selectAndCompose(input: PersonalizationInput, rules: CheckRules): VersionContent {
-  return compose(input, selectTopics(input, MAX_SECTIONS), rules);
+  const topics = selectTopics(input, MAX_SECTIONS);
+  const { variant, previous } = input.version;
+  let content = compose(input, topics, rules, variant);
+  for (let next = 1; next < ALTERNATIVES && sameCopy(content, previous); next++) {
+    content = compose(input, topics, rules, variant + next);
+  }
+  return content;
 }
 
 /**
  * The built-in personalizer: deterministic and offline. Select ranks the brand's topic entries by
- * relevance to the page and the audience; compose lays them out for the page type in sentences
- * that fit the audience, leaving out every sentence the check would refuse.
+ * relevance to the page and the audience, guidance first; compose lays them out for the page type
+ * in sentences that fit the audience, leaving out everything the check would refuse.
  */
 export const builtInPersonalizer: Personalizer = {
   name: 'built-in',
@@ -37,11 +68,13 @@ export const builtInPersonalizer: Personalizer = {
   },
 };
 
-function checked(content: VersionContent, rules: CheckRules, by: string): VersionContent {
+/** The built-in personalizer's content, checked: what fails now fails on every attempt, so it is not tried again. */
+function builtInChecked(input: PersonalizationInput, rules: CheckRules): VersionContent {
+  const content = selectAndCompose(input, rules);
   const problems = checkContent(content, rules);
   if (problems.length > 0)
-    throw new Error(
-      `The ${by} personalizer wrote content that fails the checks: ${describeProblems(problems)}`,
+    throw new CannotGenerate(
+      `The built-in personalizer could not write a version that passes the checks: ${describeProblems(problems)}`,
     );
   return content;
 }
@@ -65,6 +98,8 @@ async function answerOf(
  * Generation after gathering: `personalizer` writes the content and the check stage judges it. A
  * personalizer other than the built-in one is asked again when its answer is malformed or fails the
  * check, and after MODEL_ATTEMPTS the built-in personalizer writes the version, with a note of why.
+ * Throws `CannotGenerate` when the built-in personalizer's content fails the check (a page whose
+ * own name or button cannot be shown), any other error when a personalizer cannot answer now.
  */
 export async function generateContent(
   input: PersonalizationInput,
@@ -73,8 +108,8 @@ export async function generateContent(
   const rules = rulesFor(input);
   if (personalizer === builtInPersonalizer) {
     return {
-      content: checked(selectAndCompose(input, rules), rules, 'built-in'),
-      generatedBy: 'built-in',
+      content: builtInChecked(input, rules),
+      generatedBy: builtInPersonalizer.name,
       note: null,
     };
   }
@@ -85,7 +120,7 @@ export async function generateContent(
     reasons.push(answer.reason);
   }
   return {
-    content: checked(selectAndCompose(input, rules), rules, 'built-in'),
+    content: builtInChecked(input, rules),
     generatedBy: builtInPersonalizer.name,
     note: `The ${personalizer.name} personalizer's ${MODEL_ATTEMPTS} answers could not be used (${reasons.join(' | ')}); the built-in personalizer wrote this version.`,
   };
