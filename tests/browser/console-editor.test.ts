@@ -170,7 +170,7 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
     const wanted = await Promise.all([0, 1, 2, 3].map((index) => headings.nth(index).inputValue()));
     await page.getByRole('button', { name: 'Move section 4 up' }).click();
     // Focus follows the moved section.
-    expect(await page.evaluate('document.activeElement.textContent')).toBe('Move section 3 up');
+    await expect.poll(() => page.evaluate('document.activeElement.textContent')).toBe('Move section 3 up');
     await page.getByRole('button', { name: 'Move section 1 down' }).click();
     await page.getByRole('button', { name: 'Remove section 4' }).click();
     const order = [wanted[1], wanted[0], wanted[3]];

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 
 interface RowsProps<T> {
   /** Names the group: "Actions". */
@@ -37,7 +37,7 @@ export function Rows<T>({
   const [moved, setMoved] = useState<{ to: number; direction: Direction } | null>(null);
   // The button pressed now belongs to the row that took the moved one's place: focus follows the
   // moved row, to the same button, or to the other one at the top or bottom of the list.
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (!moved) return;
     const row = group.current?.querySelectorAll(':scope > fieldset')[moved.to];
     const other = moved.direction === 'up' ? 'down' : 'up';
