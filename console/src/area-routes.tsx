@@ -8,6 +8,8 @@ import { PageAnalytics } from './views/analytics/page-analytics.tsx';
 import { BrandDetail } from './views/brands/detail.tsx';
 import { EditBrand, NewBrand } from './views/brands/edit.tsx';
 import { BrandList } from './views/brands/list.tsx';
+import { LeadDetail } from './views/leads/detail.tsx';
+import { LeadList } from './views/leads/list.tsx';
 import { PersonDetail } from './views/persons/detail.tsx';
 import { EditPerson, NewPerson } from './views/persons/edit.tsx';
 import { PersonList } from './views/persons/list.tsx';
@@ -18,14 +20,19 @@ import { WebhookDetail } from './views/webhooks/detail.tsx';
 import { WebhookList } from './views/webhooks/list.tsx';
 
 /**
- * The views beyond pages and their links: a page's analytics and an audience's lift, persons and
- * accounts, brands, topics, webhooks. ROUTES and NAV (routes.tsx) take these in after their own.
+ * The views beyond pages and their links: a page's analytics and an audience's lift, leads, persons
+ * and accounts, brands, topics, webhooks. ROUTES and NAV (routes.tsx) take these in after their own.
  */
 export const AREA_ROUTES: Route[] = [
   { pattern: '/pages/:pageId/analytics', view: ({ pageId = '' }) => <PageAnalytics pageId={pageId} /> },
   {
     pattern: '/pages/:pageId/audiences/:audienceId/lift',
     view: ({ pageId = '', audienceId = '' }) => <LiftView pageId={pageId} audienceId={audienceId} />,
+  },
+  { pattern: '/leads', view: () => <LeadList /> },
+  {
+    pattern: '/leads/:formSubmissionId',
+    view: ({ formSubmissionId = '' }) => <LeadDetail formSubmissionId={formSubmissionId} />,
   },
   { pattern: '/persons', view: () => <PersonList /> },
   { pattern: '/persons/new', view: () => <NewPerson /> },
@@ -49,6 +56,7 @@ export const AREA_ROUTES: Route[] = [
 ];
 
 export const AREA_NAV: NavItem[] = [
+  { label: 'Leads', href: '/leads' },
   { label: 'Persons', href: '/persons' },
   { label: 'Accounts', href: '/accounts' },
   { label: 'Brands', href: '/brands' },

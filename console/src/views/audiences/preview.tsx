@@ -1,10 +1,14 @@
-import { type AudienceVersionWithContent, paginate } from '@tailor/client';
+import { type Audience, type AudienceVersionWithContent, paginate } from '@tailor/client';
+import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
+import { Time } from '../../components/format.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { type Session, useSession } from '../../session.tsx';
+import { LiveLink } from '../page-links/live.tsx';
+import { CopyEditor } from './copy-editor.tsx';
 
 /** The nonce this console's index.html was served with (src/http/console.ts). */
 const STYLE_NONCE = document.querySelector<HTMLMetaElement>('meta[name="style-nonce"]')?.content ?? '';
@@ -36,7 +40,7 @@ export function framedPreview(html: string): string {
   return `<!doctype html>\n${root.outerHTML}`;
 }
 
-interface VersionIds {
+export interface VersionIds {
   pageId: string;
   audienceId: string;
   versionId: string;
@@ -52,12 +56,27 @@ async function previewHtml({ client }: Session, { pageId, audienceId, versionId 
   return framedPreview(html);
 }
 
-function VersionFrame({ ids, caption }: { ids: VersionIds; caption: string }) {
+interface FrameProps {
+  ids: VersionIds;
+  caption: string;
+  /** When the version was last edited: the preview is fetched again after each edit. */
+  editedAt?: string | null;
+}
+
+function VersionFrame({ ids, caption, editedAt }: FrameProps) {
   const session = useSession();
-  const html = useLoad(() => previewHtml(session, ids), [ids.versionId]);
+  const html = useLoad(() => previewHtml(session, ids), [ids.versionId, editedAt]);
   return (
     <figure>
-      <figcaption>{caption}</figcaption>
+      <figcaption>
+        {caption}
+        {editedAt && (
+          <span class="muted">
+            {' '}
+            · Edited <Time at={editedAt} />
+          </span>
+        )}
+      </figcaption>
       <ProblemMessage failure={html.failure} />
       {html.data !== undefined && <iframe title={`Preview: ${caption}`} sandbox="" srcdoc={html.data} />}
       {html.loading && html.data === undefined && <p class="muted">Loading the preview…</p>}
@@ -75,29 +94,77 @@ async function allVersions({ client }: Session, pageId: string, audienceId: stri
   return versions;
 }
 
-/** A version beside the baseline (version 0), as visitors would see each. */
+/** The page and the audience: their names lead back up to them, and the live page is theirs. */
+async function pageAndAudience({ client }: Session, pageId: string, audienceId: string) {
+  const [page, audience] = await Promise.all([
+    unwrap(client.GET('/v0/pages/{page_id}', { params: { path: { page_id: pageId } } })),
+    unwrap(
+      client.GET('/v0/pages/{page_id}/audiences/{audience_id}', {
+        params: { path: { page_id: pageId, audience_id: audienceId } },
+      }),
+    ),
+  ]);
+  return { page, audience };
+}
+
+/**
+ * A version beside the baseline (version 0), as visitors would see each; a draft has its copy
+ * editor beside it, for keys that may write (copy-editor.tsx).
+ */
 export function VersionPreview({ pageId, audienceId, versionId }: VersionIds) {
   const session = useSession();
   const versions = useLoad(() => allVersions(session, pageId, audienceId), [audienceId]);
+  const context = useLoad(() => pageAndAudience(session, pageId, audienceId), [pageId, audienceId]);
+  const [published, setPublished] = useState<Audience | null>(null);
   const version = versions.data?.find((candidate) => candidate.versionId === versionId);
   const baseline = versions.data?.find((candidate) => candidate.versionNumber === 0);
+  const latest = versions.data?.[0];
   const audienceHref = `/pages/${pageId}/audiences/${audienceId}`;
+  const ids = { pageId, audienceId, versionId };
+  const draft =
+    !session.readOnly && version?.state === 'draft' && !version.archivedAt && version.content
+      ? { ...version, content: version.content }
+      : null;
+  const replace = (edited: AudienceVersionWithContent) =>
+    versions.set((versions.data ?? []).map((item) => (item.versionId === edited.versionId ? edited : item)));
   return (
     <>
       <ViewHead
         title={version ? `Version ${version.versionNumber} beside the baseline` : 'Preview'}
         trail={
           <>
-            <Link href={`/pages/${pageId}`}>Page</Link> › <Link href={audienceHref}>Audience</Link>
+            <Link href={`/pages/${pageId}`}>{context.data?.page.name ?? 'Page'}</Link> ›{' '}
+            <Link href={audienceHref}>{context.data?.audience.effectiveName ?? 'Audience'}</Link>
           </>
         }
       />
       <ProblemMessage failure={versions.failure} />
+      {published && version?.state === 'published' && (
+        <p class="notice" role="status">
+          Version {published.publishedVersion.versionNumber} is published: visitors of this audience's{' '}
+          <Link href={audienceHref}>page links</Link> see it now.{' '}
+          {context.data && <LiveLink page={context.data.page} audience={published} />}
+        </p>
+      )}
       {version && baseline && (
-        <div class="previews">
+        <div class={draft && latest ? 'previews editing' : 'previews'}>
+          {draft && latest && (
+            <CopyEditor
+              ids={ids}
+              version={draft}
+              latest={latest}
+              onSaved={replace}
+              onPublished={(audience) => {
+                setPublished(audience);
+                void versions.reload();
+              }}
+              onStale={() => void versions.reload()}
+            />
+          )}
           <VersionFrame
-            ids={{ pageId, audienceId, versionId }}
+            ids={ids}
             caption={`Version ${version.versionNumber} (${version.state})`}
+            editedAt={version.editedAt}
           />
           {version.versionId !== baseline.versionId && (
             <VersionFrame

@@ -1,0 +1,243 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueKey } from '../../src/resources/api-keys/service.ts';
+import { hasChromium, launchChromium } from '../helpers/browser.ts';
+import {
+  checkView,
+  expectNoWriteControl,
+  openConsole,
+  settle,
+  signIn,
+  VIEWPORTS,
+  type ViewportName,
+} from '../helpers/console.ts';
+import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
+import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+
+/**
+ * A draft's copy edited beside its preview and published from there
+ * (console/src/views/audiences/copy-editor.tsx), in Chromium against a live server.
+ */
+
+const CONTEXT = 'Maya worries that her board will cut the budget in June.';
+
+let server: TestServer;
+let api: Client;
+let browser: Browser;
+let made = 0;
+
+async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
+  const answer = await response;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  return answer.body;
+}
+
+interface Draft extends LinkedPage {
+  /** The audience's API path. */
+  base: string;
+  versionId: string;
+  /** The console path of the draft's preview. */
+  view: string;
+}
+
+/** A published page served at a link, its audience for a person, and version 1 generated: a draft. */
+async function draft(): Promise<Draft> {
+  made += 1;
+  const person = await ok(
+    api.post('/v0/persons', { name: 'Maya Chen', email: `maya${made}@northwind.example` }),
+    201,
+  );
+  const linked = await publishLinkedPage(server, api, {
+    personalize: false,
+    audience: { personId: person.personId, supplementaryContext: CONTEXT },
+    path: `/editor-${made}`,
+  });
+  const base = `/v0/pages/${linked.pageId}/audiences/${linked.audienceId}`;
+  const { latestVersion } = await ok(api.get(base));
+  await server.worker().drain();
+  const view = `/pages/${linked.pageId}/audiences/${linked.audienceId}/versions/${latestVersion.versionId}`;
+  return { ...linked, base, versionId: latestVersion.versionId, view };
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  api = await server.newTenant();
+  if (hasChromium) browser = await launchChromium();
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** Opens `view` in a signed-in tab and waits for the version's preview. */
+async function openPreview(view: string, apiKey = api.apiKey as string, viewport: ViewportName = 'desktop') {
+  const tab = await openConsole(browser, server.url, viewport);
+  await signIn(tab.page, apiKey);
+  await tab.page.goto(`${server.url}/console${view}`);
+  await versionFrame(tab.page).locator('h1').waitFor();
+  return tab;
+}
+
+/** The version's preview: the first frame (the baseline is the second). */
+function versionFrame(page: Page) {
+  return page.frameLocator('iframe').first();
+}
+
+/** The message tied to `control` by aria-describedby as its error. */
+async function errorOf(page: Page, label: string, nth = 0): Promise<string | null> {
+  const control = page.getByLabel(label, { exact: true }).nth(nth);
+  expect(await control.getAttribute('aria-invalid')).toBe('true');
+  const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
+  return page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent();
+}
+
+describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
+  it('saves an edit, which the preview shows, refuses a part beside its field, and publishes from there', async () => {
+    const sample = await draft();
+    const { page, cspViolations } = await openPreview(sample.view);
+    const before = await ok(api.get(`${sample.base}/versions/${sample.versionId}`));
+    expect(await page.getByLabel('Headline', { exact: true }).inputValue()).toBe(before.content.headline);
+    expect(await page.getByText('Edited').count()).toBe(0);
+
+    // An edit the check refuses: its reason is shown beside the part, and nothing is saved.
+    await page.getByLabel('Headline', { exact: true }).fill('Spring pages for Northwind, in a day');
+    await page.getByRole('button', { name: 'Add another section' }).click();
+    const last = before.content.sections.length;
+    await page.getByLabel('Heading', { exact: true }).nth(last).fill('Read more');
+    await page
+      .getByLabel('Body', { exact: true })
+      .nth(last)
+      .fill('Our story is [here](https://elsewhere.example/story).');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('Validation failed');
+    expect(await errorOf(page, 'Body', last)).toContain(
+      "links to https://elsewhere.example/story, which is not one of the page's actions",
+    );
+    expect(await page.getByLabel('Headline', { exact: true }).getAttribute('aria-invalid')).toBeNull();
+    expect((await ok(api.get(`${sample.base}/versions/${sample.versionId}`))).editedAt).toBeNull();
+
+    // Fixed, saved: the preview shows the edit, and when it was made.
+    await page
+      .getByLabel('Body', { exact: true })
+      .nth(last)
+      .fill('Our story, **in short**: [book a demo](https://example.com/demo).');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    await versionFrame(page).getByRole('heading', { name: 'Spring pages for Northwind, in a day' }).waitFor();
+    await versionFrame(page).locator('strong', { hasText: 'in short' }).waitFor();
+    await page.locator('figcaption', { hasText: 'Edited' }).waitFor();
+    const saved = await ok(api.get(`${sample.base}/versions/${sample.versionId}`));
+    expect(saved.editedAt).not.toBeNull();
+    expect(saved.content.headline).toBe('Spring pages for Northwind, in a day');
+    expect(saved.content.sections.at(-1)).toEqual({
+      heading: 'Read more',
+      body: 'Our story, **in short**: [book a demo](https://example.com/demo).',
+    });
+    expect(await page.getByRole('button', { name: 'Save', exact: true }).isDisabled()).toBe(true);
+
+    // An unsaved change is saved before publishing.
+    await page.getByLabel('Subheadline').fill('Launch pages in days, not weeks.');
+    await page.getByRole('button', { name: 'Save and publish version 1' }).click();
+    await page.getByRole('status').filter({ hasText: 'Version 1 is published' }).waitFor();
+    expect(await page.getByRole('button', { name: /publish|save/i }).count()).toBe(0);
+    await page.locator('figcaption', { hasText: 'Version 1 (published)' }).waitFor();
+    const published = await ok(api.get(sample.base));
+    expect(published.publishedVersion.versionId).toBe(sample.versionId);
+    const live = await server.visitor().get(sample.url);
+    expect(live.status).toBe(200);
+    expect(live.body).toContain('Spring pages for Northwind, in a day');
+    expect(live.body).toContain('Launch pages in days, not weeks.');
+    expect(live.body).toContain('<strong>in short</strong>');
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('adds, moves and removes sections, never more than four, and saves them in their order', async () => {
+    const sample = await draft();
+    const { page } = await openPreview(sample.view);
+    const headings = page.getByLabel('Heading', { exact: true });
+    const bodies = page.getByLabel('Body', { exact: true });
+    // Four sections at most: the fourth leaves no "Add" button.
+    while ((await headings.count()) < 4) {
+      const at = await headings.count();
+      await page.getByRole('button', { name: /^Add (a|another) section$/ }).click();
+      await headings.nth(at).fill(`Step ${at + 1}`);
+      await bodies.nth(at).fill(`Book a demo, step ${at + 1}.`);
+    }
+    expect(await page.getByRole('button', { name: /^Add/ }).count()).toBe(0);
+    await page.getByText('4 sections at most.').waitFor();
+
+    const wanted = await Promise.all([0, 1, 2, 3].map((index) => headings.nth(index).inputValue()));
+    await page.getByRole('button', { name: 'Move section 4 up' }).click();
+    // Focus follows the moved section.
+    await expect.poll(() => page.evaluate('document.activeElement.textContent')).toBe('Move section 3 up');
+    await page.getByRole('button', { name: 'Move section 1 down' }).click();
+    await page.getByRole('button', { name: 'Remove section 4' }).click();
+    const order = [wanted[1], wanted[0], wanted[3]];
+    expect(await Promise.all([0, 1, 2].map((index) => headings.nth(index).inputValue()))).toEqual(order);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    const saved = await ok(api.get(`${sample.base}/versions/${sample.versionId}`));
+    expect(saved.content.sections.map((section: { heading: string }) => section.heading)).toEqual(order);
+    await expect
+      .poll(() => versionFrame(page).locator('main h2, section h2').allTextContents())
+      .toEqual(expect.arrayContaining(order));
+    await page.close();
+  }, 60_000);
+
+  it('offers no publishing of a draft that a newer version follows, and says so', async () => {
+    const sample = await draft();
+    const newer = await ok(api.post(`${sample.base}/versions`), 201);
+    const { page } = await openPreview(sample.view);
+    await page.getByText(`Version ${newer.latestVersion.versionNumber} is newer`).waitFor();
+    expect(await page.getByRole('button', { name: /publish/i }).count()).toBe(0);
+    // It can still be edited: it is a draft.
+    await page.getByLabel('Headline', { exact: true }).fill('Northwind, a second take');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+    expect((await ok(api.get(`${sample.base}/versions/${sample.versionId}`))).content.headline).toBe(
+      'Northwind, a second take',
+    );
+    await page.close();
+  }, 60_000);
+
+  it('publishes nothing when a newer version was made after the preview opened', async () => {
+    const sample = await draft();
+    const { page } = await openPreview(sample.view);
+    await page.getByRole('button', { name: 'Publish version 1' }).waitFor();
+    await ok(api.post(`${sample.base}/versions`), 201);
+    await page.getByRole('button', { name: 'Publish version 1' }).click();
+    await page.getByText('Version 2 is newer').waitFor();
+    const audience = await ok(api.get(sample.base));
+    expect(audience.publishedVersion.versionNumber).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  it('shows a read-only key the draft beside the baseline, with no editor', async () => {
+    const sample = await draft();
+    const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const { page, cspViolations } = await openPreview(sample.view, readOnly.apiKey);
+    await settle(page);
+    expect(await page.locator('iframe').count()).toBe(2);
+    await expectNoWriteControl(page, sample.view);
+    expect(await page.getByLabel('Headline', { exact: true }).count()).toBe(0);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+    it(`shows the editor at ${viewport} width without sideways scroll or a serious axe-core violation`, async () => {
+      const sample = await draft();
+      const { page, cspViolations } = await openPreview(sample.view, api.apiKey as string, viewport);
+      await page.frameLocator('iframe').nth(1).locator('h1').waitFor();
+      await checkView(page, 'editor', viewport);
+      // With a refused part, its error beside it.
+      await page.getByLabel('Headline', { exact: true }).fill('Spring pages, **fast**');
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      expect(await errorOf(page, 'Headline')).toContain('shows markup');
+      await checkView(page, 'editor-refused', viewport);
+      expect(cspViolations).toEqual([]);
+      await page.close();
+    }, 60_000);
+  }
+});
