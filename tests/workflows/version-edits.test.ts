@@ -383,6 +383,9 @@ describe('PATCH …/versions/{version_id}: only a draft', () => {
     const draft = await draftFor();
     expect((await api.delete(draft.base)).status).toBe(200);
     await expectInvalidState(draft.url, 'archived');
+    // Another audience's version under an archived audience is still not found (found by the fuzz suite).
+    const other = await draftFor();
+    expect((await api.patch(`${draft.base}/versions/${other.versionId}`, { content: {} })).status).toBe(404);
   });
 });
 

@@ -68,8 +68,9 @@ export async function editVersion(
   { content: edit }: AudienceVersionUpdate,
 ): Promise<AudienceVersionWithContent> {
   const audience = await audiences.requireAudience(db, pageId, audienceId);
-  audiences.assertNotArchived(audience);
+  // A version that is not the audience's is not found, whatever state the audience is in.
   let draft = await audiences.requireDraft(db, audienceId, versionId);
+  audiences.assertNotArchived(audience);
   if (EDITABLE.every((part) => edit[part] === undefined))
     return audiences.versionOf(db, audienceId, versionId);
   const { input, rules } = await rulesForEdit(db, audience, draft);
