@@ -83,10 +83,10 @@ function versionFrame(page: Page) {
   return page.frameLocator('iframe').first();
 }
 
-/** The message tied to `control` by aria-describedby as its error. */
+/** The message tied to `control` by aria-describedby as its error, once the refusal has come back. */
 async function errorOf(page: Page, label: string, nth = 0): Promise<string | null> {
   const control = page.getByLabel(label, { exact: true }).nth(nth);
-  expect(await control.getAttribute('aria-invalid')).toBe('true');
+  await expect.poll(() => control.getAttribute('aria-invalid')).toBe('true');
   const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
   return page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent();
 }

@@ -1,12 +1,15 @@
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   brokenWords,
+  cell,
   checkView,
   expectNoWriteControl,
+  goTo,
   openConsole,
+  row,
   settle,
   signIn,
   VIEWPORTS,
@@ -90,26 +93,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-/** A row of the table named `caption` (cards at phone width) holding `text`. */
-function row(page: Page, caption: string, text: string): Locator {
-  return page
-    .locator('table', { has: page.locator(`caption:text-is("${caption}")`) })
-    .locator('tr', { hasText: text });
-}
-
-async function cell(row: Locator, column: string): Promise<string> {
-  return ((await row.locator(`td[data-label="${column}"]`).textContent()) ?? '').trim();
-}
-
-/** Moves within the app as a click on a link would (no reload, the key stays in the tab). */
-async function goTo(page: Page, view: string): Promise<void> {
-  await page.evaluate(
-    `history.pushState(null, '', '/console${view}'); dispatchEvent(new PopStateEvent('popstate'))`,
-  );
-  await page.getByRole('heading', { level: 1 }).first().waitFor();
-  await settle(page);
-}
 
 describe.skipIf(!hasChromium)('topics, names and live pages in the console', () => {
   it('makes a topic scoped to a brand, writes an entry with a live preview of its markdown, and edits both', async () => {

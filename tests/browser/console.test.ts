@@ -1,6 +1,6 @@
 import os from 'node:os';
 import Fastify from 'fastify';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '../../src/http/console.ts';
 import { registerErrorHandling } from '../../src/http/errors.ts';
@@ -9,6 +9,7 @@ import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   checkView,
   expectNoWriteControl,
+  goTo,
   openConsole,
   settle,
   signIn,
@@ -270,11 +271,3 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     }, 90_000);
   }
 });
-
-/** Moves within the app as a click on a link would (no reload, the key stays in the tab). */
-async function goTo(page: Page, view: string): Promise<void> {
-  await page.evaluate(
-    `history.pushState(null, '', '/console${view}'); dispatchEvent(new PopStateEvent('popstate'))`,
-  );
-  await page.getByRole('heading', { level: 1 }).first().waitFor();
-}

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
 import { GENERATE_JOB } from '../../src/workflows/audience-versions/service.ts';
@@ -12,7 +10,6 @@ afterEach(async () => {
   environment = undefined;
 });
 
-const BIN = path.resolve('bin/tailor.js');
 const AUDIENCES = 24;
 
 async function seedAudiences(url: string, apiKey: string): Promise<void> {
@@ -50,12 +47,8 @@ describe('tailor worker', () => {
     await api.exited;
 
     const workers = [1, 2].map(() =>
-      spawn(process.execPath, [BIN, 'worker'], {
-        env: { ...process.env, ...env, TAILOR_WORKERS: '4' },
-        stdio: 'ignore',
-      }),
+      spawnTailor(['worker'], { ...env, TAILOR_WORKERS: '4', LOG_LEVEL: 'info' }),
     );
-    const exits = workers.map((child) => new Promise<number | null>((resolve) => child.on('exit', resolve)));
     const database = openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.TAILOR_DATA_DIR as string });
     try {
       let jobs: { state: string; attempts: number; locked_by: string | null }[] = [];
@@ -76,10 +69,14 @@ describe('tailor worker', () => {
         .where('version_number', '=', 1)
         .execute();
       expect(states.map((row) => row.state)).toEqual(Array(AUDIENCES).fill('draft'));
-      for (const child of workers) child.kill('SIGTERM');
-      expect(await Promise.all(exits)).toEqual([0, 0]);
+      // A worker still loading its modules has no signal handler yet: both must have started.
+      for (const worker of workers) {
+        await expect.poll(() => worker.output(), { timeout: 15_000 }).toContain('worker started');
+      }
+      for (const worker of workers) worker.child.kill('SIGTERM');
+      expect(await Promise.all(workers.map((worker) => worker.exited))).toEqual([0, 0]);
     } finally {
-      for (const child of workers) child.kill('SIGKILL');
+      for (const worker of workers) worker.child.kill('SIGKILL');
       await database.close();
     }
   });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 /** The widths the console is checked at: a desktop, and a small phone. */
@@ -125,4 +125,24 @@ export async function brokenWords(page: Page, names: string[]): Promise<string[]
     }
     return broken;
   })()`);
+}
+
+/** A row of the table named `caption` (cards at phone width) holding `text`. */
+export function row(page: Page, caption: string, text: string): Locator {
+  return page
+    .locator('table', { has: page.locator(`caption:text-is("${caption}")`) })
+    .locator('tr', { hasText: text });
+}
+
+export async function cell(row: Locator, column: string): Promise<string> {
+  return ((await row.locator(`td[data-label="${column}"]`).textContent()) ?? '').trim();
+}
+
+/** Moves within the app as a click on a link would (no reload, the key stays in the tab). */
+export async function goTo(page: Page, view: string): Promise<void> {
+  await page.evaluate(
+    `history.pushState(null, '', '/console${view}'); dispatchEvent(new PopStateEvent('popstate'))`,
+  );
+  await page.getByRole('heading', { level: 1 }).first().waitFor();
+  await settle(page);
 }
