@@ -1,6 +1,6 @@
 import './areas.css';
 import type { NavItem } from './components/layout.tsx';
-import type { Route } from './routes.tsx';
+import type { Route } from './router.tsx';
 import { AccountDetail } from './views/accounts/detail.tsx';
 import { AccountList } from './views/accounts/list.tsx';
 import { LiftView } from './views/analytics/lift.tsx';

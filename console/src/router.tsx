@@ -1,4 +1,4 @@
-import type { ComponentChildren, PartialAnchorHTMLAttributes } from 'preact';
+import type { ComponentChildren, JSX, PartialAnchorHTMLAttributes } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
 /**
@@ -10,6 +10,12 @@ import { useEffect, useState } from 'preact/hooks';
 const BASE = import.meta.env.BASE_URL.replace(/\/$/, '');
 
 export type Params = Record<string, string>;
+
+/** A view of the console: its path pattern, and what it shows with the pattern's params. */
+export interface Route {
+  pattern: string;
+  view: (params: Params) => JSX.Element;
+}
 
 function currentPath(): string {
   const path = location.pathname.startsWith(BASE) ? location.pathname.slice(BASE.length) : location.pathname;

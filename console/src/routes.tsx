@@ -1,7 +1,6 @@
-import type { JSX } from 'preact';
 import { AREA_NAV, AREA_ROUTES } from './area-routes.tsx';
 import type { NavItem } from './components/layout.tsx';
-import type { Params } from './router.tsx';
+import type { Route } from './router.tsx';
 import { AudienceDetail } from './views/audiences/detail.tsx';
 import { NewAudience } from './views/audiences/new.tsx';
 import { VersionPreview } from './views/audiences/preview.tsx';
@@ -9,12 +8,6 @@ import { PageLinks } from './views/page-links/list.tsx';
 import { PageDetail } from './views/pages/detail.tsx';
 import { EditPage, NewPage } from './views/pages/edit.tsx';
 import { PageList } from './views/pages/list.tsx';
-
-type View = (params: Params) => JSX.Element;
-export interface Route {
-  pattern: string;
-  view: View;
-}
 
 /**
  * Every view of the console: a path pattern (`:name` parts become the view's params) and what it

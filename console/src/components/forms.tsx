@@ -92,6 +92,40 @@ export function TextArea({ value, onValue, ...rest }: TextProps) {
   );
 }
 
+/** One option of a Select: the value it stands for and what it shows. */
+export interface Choice<T extends string> {
+  value: T;
+  label: string;
+}
+
+interface SelectProps<T extends string> extends Partial<ControlProps> {
+  value: T;
+  choices: readonly Choice<T>[];
+  onValue: (value: T) => void;
+  disabled?: boolean;
+}
+
+/**
+ * A select that reports the value of the choice picked, typed as the choices are: the value is found
+ * among them, so a view never casts what the DOM hands back.
+ */
+export function Select<T extends string>({ value, choices, onValue, ...rest }: SelectProps<T>) {
+  const onChange = (event: Event) => {
+    const picked = (event.currentTarget as HTMLSelectElement).value;
+    const choice = choices.find((candidate) => candidate.value === picked);
+    if (choice) onValue(choice.value);
+  };
+  return (
+    <select {...rest} value={value} onChange={onChange}>
+      {choices.map((choice) => (
+        <option key={choice.value} value={choice.value}>
+          {choice.label}
+        </option>
+      ))}
+    </select>
+  );
+}
+
 interface CheckboxProps {
   label: string;
   checked: boolean;

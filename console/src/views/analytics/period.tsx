@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
-import { Field } from '../../components/forms.tsx';
+import { type Choice, Field, Select } from '../../components/forms.tsx';
 import { atFormFields } from '../../form-fields.ts';
 
 /**
@@ -25,6 +25,11 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 function isPreset(value: string | null): value is Preset {
   return value !== null && Object.hasOwn(PRESETS, value);
 }
+
+const PERIOD_CHOICES: Choice<Preset | 'custom'>[] = [
+  ...Object.entries(PRESETS).flatMap(([value, { label }]) => (isPreset(value) ? [{ value, label }] : [])),
+  { value: 'custom', label: 'Custom' },
+];
 
 export function periodFromSearch(search: string): Period {
   const query = new URLSearchParams(search);
@@ -99,22 +104,15 @@ export function PeriodPicker({ period, onPeriod, failure }: PeriodPickerProps) {
     <search class="search" aria-label="Period">
       <Field label="Period" name="period">
         {(control) => (
-          <select
+          <Select
             {...control}
             value={choosingCustom ? 'custom' : 'preset' in period ? period.preset : 'custom'}
-            onChange={(event) => {
-              const value = (event.currentTarget as HTMLSelectElement).value;
-              setChoosingCustom(!isPreset(value));
-              if (isPreset(value)) onPeriod({ preset: value });
+            choices={PERIOD_CHOICES}
+            onValue={(value) => {
+              setChoosingCustom(value === 'custom');
+              if (value !== 'custom') onPeriod({ preset: value });
             }}
-          >
-            {Object.entries(PRESETS).map(([value, { label }]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-            <option value="custom">Custom</option>
-          </select>
+          />
         )}
       </Field>
       {choosingCustom && (

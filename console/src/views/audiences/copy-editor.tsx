@@ -6,8 +6,14 @@ import { Rows } from '../../components/rows.tsx';
 import { useAction } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
-import type { VersionIds } from './preview.tsx';
 import './copy-editor.css';
+
+/** Which version a view shows or edits. */
+export interface VersionIds {
+  pageId: string;
+  audienceId: string;
+  versionId: string;
+}
 
 /** The parts of a version's copy an edit may replace (docs/personalization.md#editing-a-version). */
 type Copy = Pick<AudienceVersionContent, 'headline' | 'subheadline' | 'sections'>;

@@ -8,7 +8,7 @@ import { useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { type Session, useSession } from '../../session.tsx';
 import { LiveLink } from '../page-links/live.tsx';
-import { CopyEditor } from './copy-editor.tsx';
+import { CopyEditor, type VersionIds } from './copy-editor.tsx';
 
 /** The nonce this console's index.html was served with (src/http/console.ts). */
 const STYLE_NONCE = document.querySelector<HTMLMetaElement>('meta[name="style-nonce"]')?.content ?? '';
@@ -38,12 +38,6 @@ export function framedPreview(html: string): string {
   }
   for (const element of preview.querySelectorAll('script')) element.remove();
   return `<!doctype html>\n${root.outerHTML}`;
-}
-
-export interface VersionIds {
-  pageId: string;
-  audienceId: string;
-  versionId: string;
 }
 
 async function previewHtml({ client }: Session, { pageId, audienceId, versionId }: VersionIds) {

@@ -2,7 +2,7 @@ import type { FormSubmission } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { Time } from '../../components/format.tsx';
-import { Field } from '../../components/forms.tsx';
+import { type Choice, Field, Select } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
@@ -24,6 +24,13 @@ interface LeadFilters {
   enrichment: State | '';
   pageId: string;
 }
+
+const OUTCOMES: Choice<State | ''>[] = [
+  { value: '', label: 'Any outcome' },
+  { value: 'enriched', label: 'Enriched: a person found' },
+  { value: 'failed', label: 'Failed' },
+  { value: 'pending', label: 'Pending' },
+];
 
 function isState(value: string | null): value is State {
   return STATES.some((state) => state === value);
@@ -79,37 +86,25 @@ export function LeadList() {
       <search class="search">
         <Field label="Outcome" name="enrichment">
           {(control) => (
-            <select
+            <Select
               {...control}
               value={filters.enrichment}
-              onChange={(event) => {
-                const value = (event.currentTarget as HTMLSelectElement).value;
-                setFilters({ ...filters, enrichment: isState(value) ? value : '' });
-              }}
-            >
-              <option value="">Any outcome</option>
-              <option value="enriched">Enriched: a person found</option>
-              <option value="failed">Failed</option>
-              <option value="pending">Pending</option>
-            </select>
+              choices={OUTCOMES}
+              onValue={(enrichment) => setFilters({ ...filters, enrichment })}
+            />
           )}
         </Field>
         <Field label="Page" name="pageId">
           {(control) => (
-            <select
+            <Select
               {...control}
               value={filters.pageId}
-              onChange={(event) =>
-                setFilters({ ...filters, pageId: (event.currentTarget as HTMLSelectElement).value })
-              }
-            >
-              <option value="">Every page</option>
-              {pages.data?.map((page) => (
-                <option key={page.pageId} value={page.pageId}>
-                  {page.name}
-                </option>
-              ))}
-            </select>
+              choices={[
+                { value: '', label: 'Every page' },
+                ...(pages.data ?? []).map((page) => ({ value: page.pageId, label: page.name })),
+              ]}
+              onValue={(pageId) => setFilters({ ...filters, pageId })}
+            />
           )}
         </Field>
       </search>

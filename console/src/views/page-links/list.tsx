@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
-import { Field, TextInput } from '../../components/forms.tsx';
+import { Field, Select, TextInput } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useDebounced, useLoad } from '../../hooks.ts';
@@ -12,6 +12,11 @@ function AudienceChooser({ onChosen }: { onChosen: (audienceId: string) => void 
   const { client } = useSession();
   const [query, setQuery] = useState('');
   const [pageId, setPageId] = useState('');
+  const [audienceId, setAudienceId] = useState('');
+  const choose = (chosen: string) => {
+    setAudienceId(chosen);
+    onChosen(chosen);
+  };
   const settled = useDebounced(query);
   const pages = useLoad(
     () => unwrap(client.GET('/v0/pages/search', { params: { query: { query: settled, limit: 20 } } })),
@@ -38,34 +43,35 @@ function AudienceChooser({ onChosen }: { onChosen: (audienceId: string) => void 
         </Field>
         <Field label="Page" name="pageId">
           {(control) => (
-            <select
+            <Select
               {...control}
               value={pageId}
-              onChange={(event) => setPageId((event.currentTarget as HTMLSelectElement).value)}
-            >
-              <option value="">Choose a page</option>
-              {pages.data?.items.map((page) => (
-                <option key={page.pageId} value={page.pageId}>
-                  {page.name} ({page.audiencesCount} audiences)
-                </option>
-              ))}
-            </select>
+              choices={[
+                { value: '', label: 'Choose a page' },
+                ...(pages.data?.items ?? []).map((page) => ({
+                  value: page.pageId,
+                  label: `${page.name} (${page.audiencesCount} audiences)`,
+                })),
+              ]}
+              onValue={(chosen) => {
+                setPageId(chosen);
+                choose('');
+              }}
+            />
           )}
         </Field>
         <Field label="Audience" name="audienceId">
           {(control) => (
-            <select
+            <Select
               {...control}
               disabled={!pageId}
-              onChange={(event) => onChosen((event.currentTarget as HTMLSelectElement).value)}
-            >
-              <option value="">Choose an audience</option>
-              {live.map((audience) => (
-                <option key={audience.audienceId} value={audience.audienceId}>
-                  {audience.effectiveName}
-                </option>
-              ))}
-            </select>
+              value={audienceId}
+              choices={[
+                { value: '', label: 'Choose an audience' },
+                ...live.map((audience) => ({ value: audience.audienceId, label: audience.effectiveName })),
+              ]}
+              onValue={choose}
+            />
           )}
         </Field>
       </div>

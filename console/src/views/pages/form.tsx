@@ -1,7 +1,15 @@
 import type { Page, PageCreate, PageType } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
-import { Checkbox, Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
+import {
+  Checkbox,
+  type Choice,
+  Field,
+  Select,
+  SubmitForm,
+  TextArea,
+  TextInput,
+} from '../../components/forms.tsx';
 import { Rows } from '../../components/rows.tsx';
 import { useBrands } from '../brands/names.tsx';
 
@@ -23,7 +31,7 @@ export interface PageDraft {
   scripts: ScriptDraft[];
 }
 
-const PAGE_TYPES: { value: PageType; label: string }[] = [
+const PAGE_TYPES: Choice<PageType>[] = [
   { value: 'inbound', label: 'Inbound (visitors come to it)' },
   { value: 'outbound', label: 'Outbound (sent to a prospect)' },
   { value: 'call_followup', label: 'Call follow-up' },
@@ -31,6 +39,11 @@ const PAGE_TYPES: { value: PageType; label: string }[] = [
   { value: 'custom', label: 'Custom' },
 ];
 const ACTION_TYPES = ['link', 'form', 'phone', 'email'];
+
+/** The action kinds offered, with an action's own kind when it is none of them (set through the API). */
+function actionKinds(current: string): Choice<string>[] {
+  return [...new Set([...ACTION_TYPES, current])].map((kind) => ({ value: kind, label: kind }));
+}
 
 /**
  * The widget kinds docs/resources.md names. The API takes any kind (the contract lists none) and a
@@ -43,10 +56,19 @@ const WIDGET_KINDS = [
 ];
 
 /** The kinds offered, with a widget's own kind when it is none of them (set through the API). */
-function widgetKinds(current: string) {
+function widgetKinds(current: string): Choice<string>[] {
   return WIDGET_KINDS.some((kind) => kind.value === current)
     ? WIDGET_KINDS
     : [...WIDGET_KINDS, { value: current, label: current }];
+}
+
+/** The header button's choices: none, or one of the actions (one not saved yet by its place, `#0`). */
+function headerChoices(actions: ActionDraft[]): Choice<string>[] {
+  const choices = actions.map((action, index) => ({
+    value: action.actionId || `#${index}`,
+    label: action.buttonTitle || `Action ${index + 1}`,
+  }));
+  return [{ value: '', label: 'None' }, ...choices];
 }
 
 const BLANK_ACTION: ActionDraft = { actionId: '', buttonTitle: '', actionType: 'link', url: '', purpose: '' };
@@ -163,19 +185,12 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
           </Field>
           <Field label="Type" name="pageType" failure={failure}>
             {(control) => (
-              <select
+              <Select
                 {...control}
                 value={draft.pageType}
-                onChange={(event) =>
-                  set({ pageType: (event.currentTarget as HTMLSelectElement).value as PageType })
-                }
-              >
-                {PAGE_TYPES.map((type) => (
-                  <option key={type.value} value={type.value}>
-                    {type.label}
-                  </option>
-                ))}
-              </select>
+                choices={PAGE_TYPES}
+                onValue={(pageType) => set({ pageType })}
+              />
             )}
           </Field>
           <Field
@@ -261,19 +276,12 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
             </Field>
             <Field label="Kind" name={`actions/${index}/actionType`} failure={failure}>
               {(control) => (
-                <select
+                <Select
                   {...control}
                   value={action.actionType}
-                  onChange={(event) =>
-                    update({ actionType: (event.currentTarget as HTMLSelectElement).value })
-                  }
-                >
-                  {[...new Set([...ACTION_TYPES, action.actionType])].map((type) => (
-                    <option key={type} value={type}>
-                      {type}
-                    </option>
-                  ))}
-                </select>
+                  choices={actionKinds(action.actionType)}
+                  onValue={(actionType) => update({ actionType })}
+                />
               )}
             </Field>
             <Field label="URL" name={`actions/${index}/url`} failure={failure} hint="For a link">
@@ -301,18 +309,12 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
           hint="The action shown in the header"
         >
           {(control) => (
-            <select
+            <Select
               {...control}
               value={draft.headerActionId}
-              onChange={(event) => set({ headerActionId: (event.currentTarget as HTMLSelectElement).value })}
-            >
-              <option value="">None</option>
-              {draft.actions.map((action, index) => (
-                <option key={action.actionId || `#${index}`} value={action.actionId || `#${index}`}>
-                  {action.buttonTitle || `Action ${index + 1}`}
-                </option>
-              ))}
-            </select>
+              choices={headerChoices(draft.actions)}
+              onValue={(headerActionId) => set({ headerActionId })}
+            />
           )}
         </Field>
       </div>
@@ -330,17 +332,12 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
             <div class="row">
               <Field label="Kind" name={`actionCardWidgets/${index}/type`} failure={failure}>
                 {(control) => (
-                  <select
+                  <Select
                     {...control}
                     value={widget.type}
-                    onChange={(event) => update({ type: (event.currentTarget as HTMLSelectElement).value })}
-                  >
-                    {widgetKinds(widget.type).map((kind) => (
-                      <option key={kind.value} value={kind.value}>
-                        {kind.label}
-                      </option>
-                    ))}
-                  </select>
+                    choices={widgetKinds(widget.type)}
+                    onValue={(type) => update({ type })}
+                  />
                 )}
               </Field>
               <Field label="Title" name={`actionCardWidgets/${index}/title`} failure={failure}>

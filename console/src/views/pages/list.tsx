@@ -2,7 +2,7 @@ import type { Page } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { StatusBadge, Time } from '../../components/format.tsx';
-import { Field, TextInput } from '../../components/forms.tsx';
+import { type Choice, Field, Select, TextInput } from '../../components/forms.tsx';
 import { CreateLink, ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { useDebounced } from '../../hooks.ts';
@@ -11,6 +11,10 @@ import { useSession } from '../../session.tsx';
 
 const STATUSES = ['draft', 'published', 'archived'] as const;
 type Status = (typeof STATUSES)[number];
+const STATUS_CHOICES: Choice<Status | ''>[] = [
+  { value: '', label: 'Any' },
+  ...STATUSES.map((value) => ({ value, label: value })),
+];
 
 /** Pages, newest first, searched by name and title as you type and filtered by status. */
 export function PageList() {
@@ -28,20 +32,7 @@ export function PageList() {
           {(control) => <TextInput {...control} type="search" value={query} onValue={setQuery} />}
         </Field>
         <Field label="Status" name="status">
-          {(control) => (
-            <select
-              {...control}
-              value={status}
-              onChange={(event) => setStatus((event.currentTarget as HTMLSelectElement).value as Status | '')}
-            >
-              <option value="">Any</option>
-              {STATUSES.map((value) => (
-                <option key={value} value={value}>
-                  {value}
-                </option>
-              ))}
-            </select>
-          )}
+          {(control) => <Select {...control} value={status} choices={STATUS_CHOICES} onValue={setStatus} />}
         </Field>
       </search>
       <PagedList<Page>

@@ -2,14 +2,14 @@ import type { TopicEntry } from '@tailor/client';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { Time } from '../../components/format.tsx';
-import { Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
+import { type Choice, Field, Select, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
 import { Markdown } from '../../components/markdown.tsx';
 import { useAction } from '../../hooks.ts';
 import { useSession, Writable } from '../../session.tsx';
 
 type Format = TopicEntry['content']['type'];
 
-const FORMATS: { value: Format; label: string }[] = [
+const FORMATS: Choice<Format>[] = [
   { value: 'markdown', label: 'markdown' },
   { value: 'text', label: 'text' },
 ];
@@ -74,19 +74,7 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
                 failure={save.failure}
                 hint="Either way, a page shows it as previewed"
               >
-                {(control) => (
-                  <select
-                    {...control}
-                    value={type}
-                    onChange={(event) => setType((event.currentTarget as HTMLSelectElement).value as Format)}
-                  >
-                    {FORMATS.map((format) => (
-                      <option key={format.value} value={format.value}>
-                        {format.label}
-                      </option>
-                    ))}
-                  </select>
-                )}
+                {(control) => <Select {...control} value={type} choices={FORMATS} onValue={setType} />}
               </Field>
               <Field label="Order" name="sortOrder" failure={save.failure} hint="Lower comes first">
                 {(control) => (
