@@ -28,6 +28,9 @@ export default defineConfig({
         env: { TEST_DB: database },
         testTimeout: 30_000,
         hookTimeout: 60_000,
+        // A poll waits for what another process does (a worker, a browser, a flush); on a busy CI
+        // machine a second is not enough, and a poll that succeeds returns at once anyway.
+        expect: { poll: { timeout: 10_000 } },
       },
     })),
   },

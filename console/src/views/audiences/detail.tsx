@@ -60,11 +60,11 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
   const generating = audience.data ? GENERATING.has(audience.data.status) : false;
 
   // Live progress: while the latest version is being generated, the audience and its versions are
-  // read again until it is a draft (or cancelled).
+  // read again until it is a draft (or cancelled). The versions are read after the audience answers,
+  // so the last round, which stops the polling, never shows a list older than the audience.
   useInterval(
     () => {
-      void audience.reload();
-      setVersionsShown((count) => count + 1);
+      void audience.reload().then(() => setVersionsShown((count) => count + 1));
     },
     LIVE_MS,
     generating,
@@ -131,7 +131,7 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
       )}
       <section aria-labelledby="versions-heading">
         <h2 id="versions-heading">Versions</h2>
-        <VersionList ids={{ pageId, audienceId }} version={versionsShown} />
+        <VersionList ids={{ pageId, audienceId }} version={versionsShown} audienceStatus={data?.status} />
       </section>
       <section aria-labelledby="links-heading">
         <h2 id="links-heading">Page links</h2>
@@ -248,14 +248,26 @@ function VersionNote({ version }: { version: AudienceVersionWithContent }) {
   return null;
 }
 
-function VersionList({ ids, version }: { ids: Ids; version: number }) {
+/**
+ * The versions are read again whenever the audience's status changes as well: the list and the
+ * audience are read side by side, and the list may have been answered before the draft was written.
+ */
+function VersionList({
+  ids,
+  version,
+  audienceStatus,
+}: {
+  ids: Ids;
+  version: number;
+  audienceStatus: string | undefined;
+}) {
   const { client } = useSession();
   const previewHref = (item: AudienceVersionWithContent) =>
     `/pages/${ids.pageId}/audiences/${ids.audienceId}/versions/${item.versionId}`;
   return (
     <PagedList<AudienceVersionWithContent>
       caption="Versions"
-      deps={[ids.audienceId, version]}
+      deps={[ids.audienceId, version, audienceStatus]}
       load={(cursor) =>
         unwrap(
           client.GET('/v0/pages/{page_id}/audiences/{audience_id}/versions', {
