@@ -112,7 +112,7 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
     await page.getByLabel('Only for the pages of these brands:').check();
     await page.getByLabel('Acme Retail').check();
     await page.getByRole('button', { name: 'Create the topic' }).click();
-    await page.getByRole('heading', { name: 'Security answers', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Security answers', level: 1, exact: true }).waitFor();
     await page.getByRole('link', { name: 'Acme Retail' }).waitFor();
     const topicId = page.url().split('/').pop() as string;
     expect((await ok(api.get(`/v0/topics/${topicId}`))).brandIds).toEqual(['acme']);
@@ -172,7 +172,7 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
     await page.getByRole('link', { name: 'Edit', exact: true }).click();
     await page.getByLabel('Shared by every brand').check();
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('heading', { name: 'Security answers', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Security answers', level: 1, exact: true }).waitFor();
     await page.getByText('Shared by every brand').waitFor();
     const saved = await ok(api.get(`/v0/topics/${topicId}`));
     expect(saved).toMatchObject({ brandIds: [], purpose: 'What security reviews ask.', isDefault: false });
@@ -271,7 +271,8 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
     await second.selectOption('cta');
     await page.getByRole('group', { name: 'Widget 2' }).getByLabel('Title', { exact: true }).fill('Ready?');
     await page.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('heading', { name: 'Widgets', level: 1 }).waitFor();
+    // Exact: the editor's own heading, "Edit Widgets", would match at once, before the save.
+    await page.getByRole('heading', { name: 'Widgets', level: 1, exact: true }).waitFor();
     const saved = await ok(api.get(`/v0/pages/${pageId}`));
     expect(saved.actionCardWidgets.map((widget: any) => widget.type)).toEqual(['carousel', 'cta']);
     expect(cspViolations).toEqual([]);
