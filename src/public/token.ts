@@ -63,12 +63,18 @@ export function readToken(signer: Signer, value: string, now: number): PageToken
   };
 }
 
+/** What reads visitors' tokens: the signer that made them, and the database of their tenants. */
+export interface TokenReader {
+  signer: Signer;
+  database: Database;
+}
+
 /** A visitor request's token, and its tenant to work in; a 400 at /body/token when it is not valid. */
 export function requireToken(
-  server: { signer: Signer; database: Database },
+  { signer, database }: TokenReader,
   value: string,
 ): { token: PageToken; db: TenantDb } {
-  const token = readToken(server.signer, value, Date.now());
+  const token = readToken(signer, value, Date.now());
   if (!token) throw invalidField('/body/token', 'is not a valid, unexpired page token');
-  return { token, db: server.database.forTenant(token.tenantId) };
+  return { token, db: database.forTenant(token.tenantId) };
 }
