@@ -2,14 +2,10 @@ import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { EventBatch, EventsAccepted } from '../resources/sessions/schema.ts';
 import { recordVisit } from '../workflows/visits/service.ts';
-import type { VisitorLimits } from './limits.ts';
-import { requireToken, type TokenReader } from './token.ts';
+import { requireToken, type VisitorWrites } from './token.ts';
 
 /** POST /v0/public/events: batches of session events from the tracking script. */
-export async function eventRoutes(
-  app: Api,
-  options: TokenReader & { visitorLimits: VisitorLimits },
-): Promise<void> {
+export async function eventRoutes(app: Api, options: VisitorWrites): Promise<void> {
   app.post(
     '/v0/public/events',
     {

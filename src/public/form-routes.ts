@@ -2,14 +2,10 @@ import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { FormSubmissionAccepted, FormSubmissionCreate } from '../resources/forms/schema.ts';
 import { submitForm } from '../workflows/enrichment/service.ts';
-import type { VisitorLimits } from './limits.ts';
-import { requireToken, type TokenReader } from './token.ts';
+import { requireToken, type VisitorWrites } from './token.ts';
 
 /** POST /v0/public/forms: the action form of a public page. */
-export async function formRoutes(
-  app: Api,
-  options: TokenReader & { visitorLimits: VisitorLimits },
-): Promise<void> {
+export async function formRoutes(app: Api, options: VisitorWrites): Promise<void> {
   app.post(
     '/v0/public/forms',
     {
