@@ -8,6 +8,7 @@ import { buildServers } from '../src/app.ts';
 import { type Database, openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
 import type { TenantDb } from '../src/db/tenant-db.ts';
+import { ImagePool } from '../src/resources/files/image-pool.ts';
 import { LocalDiskStorage } from '../src/resources/files/storage.ts';
 import type { Page } from '../src/resources/pages/schema.ts';
 import { createPage } from '../src/resources/pages/service.ts';
@@ -110,6 +111,7 @@ export async function serveBench({ database, dataDir }: Bench): Promise<Served> 
     database,
     signer: new Signer(SECRET),
     storage: new LocalDiskStorage(path.join(dataDir, 'files')),
+    images: new ImagePool(),
     publicUrl: 'http://127.0.0.1',
     pages: new PagesOrigin(pagesUrl),
     rateLimitRps: 0,

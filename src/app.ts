@@ -8,6 +8,7 @@ import { requireApiKey } from './http/auth.ts';
 import { acceptJsonBodies } from './http/bodies.ts';
 import { clientLimits, refuseLongUrls } from './http/client-errors.ts';
 import { consoleRoutes, rootRedirect } from './http/console.ts';
+import { drainOnShutdown } from './http/draining.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
@@ -30,7 +31,7 @@ import {
   type DownloadLimits,
   fileDownloadRoutes,
 } from './resources/files/download-routes.ts';
-import { ImagePool } from './resources/files/image-pool.ts';
+import type { ImagePool } from './resources/files/image-pool.ts';
 import { fileRoutes } from './resources/files/routes.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { formSubmissionRoutes } from './resources/forms/routes.ts';
@@ -44,7 +45,6 @@ import { tenantRoutes } from './resources/tenants/routes.ts';
 import { topicRoutes } from './resources/topics/routes.ts';
 import { webhookDeliveries } from './resources/webhooks/metrics.ts';
 import { webhookRoutes } from './resources/webhooks/routes.ts';
-import { AppError } from './shared/errors.ts';
 import type { PagesOrigin } from './shared/pages-origin.ts';
 import type { Signer } from './shared/signing.ts';
 import { resourceNeeds } from './wiring.ts';
@@ -81,23 +81,8 @@ export interface AppOptions {
   logger?: FastifyServerOptions['logger'];
   /** The bearer token GET /metrics requires; without one it answers loopback clients only. */
   metricsToken?: string;
-  /** How long one image's check or preview may run (IMAGE_TIME_LIMIT_MS unless given; tests shorten it). */
-  imageTimeLimitMs?: number;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** Set on SIGTERM: the server finishes what it has and takes nothing new. */
-    draining: boolean;
-    storage: FileStorage;
-    images: ImagePool;
-    publicUrl: string;
-    allowPrivateWebhooks: boolean;
-    webhookTimeoutMs: number;
-    publicRateLimit: RateLimit;
-    visitorLimits: VisitorLimits;
-    database: Database;
-  }
+  /** Checks uploaded images and makes their previews; the API server closes it when it closes. */
+  images: ImagePool;
 }
 
 const BODY_LIMIT = 1024 * 1024;
@@ -139,7 +124,8 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
     };
   });
   const needs = resourceNeeds(options);
-  await api.register(tenantRoutes, needs.tenants);
+  const { database, storage, images, signer, publicUrl } = options;
+  await api.register(tenantRoutes, { ...needs.tenants, database });
   await api.register(tenantDomainRoutes, needs.tenantDomains);
   await api.register(accountRoutes);
   await api.register(accountViewRoutes);
@@ -148,53 +134,45 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
   await api.register(pageRoutes, needs.pages);
   await api.register(brandRoutes, needs.brands);
   await api.register(topicRoutes);
-  await api.register(fileRoutes);
+  await api.register(fileRoutes, { database, storage, images, signer, publicUrl });
   await api.register(assetRoutes, needs.assets);
   await api.register(pageLinkRoutes, needs.pageLinks);
   await api.register(audienceRoutes);
-  await api.register(previewRoutes);
-  await api.register(webhookRoutes);
+  await api.register(previewRoutes, { signer, publicUrl });
+  await api.register(webhookRoutes, {
+    allowPrivate: options.allowPrivateWebhooks ?? false,
+    testTimeoutMs: options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS,
+  });
   await api.register(sessionRoutes, needs.sessions);
   await api.register(formSubmissionRoutes);
 }
 
 /**
  * What every listener of the service shares: request ids, validation, JSON bodies, refusing unsafe
- * text and long URLs, problem+json errors, draining on SIGTERM, and the public side's per-IP limit.
+ * text and long URLs, problem+json errors, draining on SIGTERM.
  */
-function baseServer(options: AppOptions, limits: PublicLimits) {
+function baseServer(options: AppOptions) {
   const app = Fastify({
     logger: options.logger ?? false,
     logController: new OneLinePerRequest(),
     bodyLimit: BODY_LIMIT,
     trustProxy: options.trustProxy?.length ? options.trustProxy : false,
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),
-    // Draining answers its own 503 problem (below) rather than Fastify's plain one.
+    // Draining answers its own 503 problem (http/draining.ts) rather than Fastify's plain one.
     return503OnClosing: false,
     ...clientLimits(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorate('signer', options.signer);
-  app.decorate('database', options.database);
-  app.decorate('storage', options.storage);
-  app.decorate('publicUrl', options.publicUrl);
-  app.decorate('publicRateLimit', limits.publicRateLimit);
-  app.decorate('visitorLimits', limits.visitorLimits);
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app, BODY_LIMIT);
   refuseUnsafeText(app);
   registerErrorHandling(app, (error) => options.database.isUnavailable(error));
-  // While draining, new requests on kept-alive connections are refused and every answer closes its
-  // connection, so that clients move to another node and do not hold this process open.
-  app.decorate('draining', false);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    if (app.draining) throw new AppError('unavailable', 'This server is shutting down; retry the request');
   });
+  drainOnShutdown(app);
   refuseLongUrls(app);
-  app.addHook('onSend', async (_request, reply) => {
-    if (app.draining) reply.header('connection', 'close');
-  });
   return app;
 }
 
@@ -231,11 +209,8 @@ export async function buildApp(
   options: AppOptions,
   limits = publicLimitsOf(options),
 ): Promise<FastifyInstance> {
-  const app = baseServer(options, limits);
-  app.decorate('images', new ImagePool({ timeLimitMs: options.imageTimeLimitMs }));
-  app.addHook('onClose', () => app.images.close());
-  app.decorate('allowPrivateWebhooks', options.allowPrivateWebhooks ?? false);
-  app.decorate('webhookTimeoutMs', options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS);
+  const app = baseServer(options);
+  app.addHook('onClose', () => options.images.close());
   registerMetrics(app, {
     database: options.database,
     token: options.metricsToken,
@@ -246,18 +221,26 @@ export async function buildApp(
   await app.register(consoleRoutes, { prefix: '/console' });
   await app.register(rootRedirect);
   await app.register((api: Api) => apiScope(api, options));
-  await registerPublicSide(app, { pages: options.pages, servesPages: false, limits });
+  await registerPublicSide(app, options, { servesPages: false, limits });
   return app;
 }
 
 /** What needs no API key, on either origin: every request carries its own signed credential, or none. */
 async function registerPublicSide(
   app: Api,
-  options: { pages: PagesOrigin; servesPages: boolean; limits: PublicLimits },
+  { database, signer, storage, pages }: AppOptions,
+  { servesPages, limits }: { servesPages: boolean; limits: PublicLimits },
 ) {
-  await app.register(fileDownloadRoutes, { limits: options.limits.downloads });
-  await app.register(tenantDomainCheckRoutes);
-  await app.register(publicRoutes, { pages: options.pages, servesPages: options.servesPages });
+  await app.register(fileDownloadRoutes, { limits: limits.downloads, signer, storage });
+  await app.register(tenantDomainCheckRoutes, { database });
+  await app.register(publicRoutes, {
+    pages,
+    servesPages,
+    database,
+    signer,
+    rateLimit: limits.publicRateLimit,
+    visitorLimits: limits.visitorLimits,
+  });
 }
 
 /**
@@ -269,9 +252,9 @@ export async function buildPagesApp(
   options: AppOptions,
   shared: { metrics: Metrics; limits: PublicLimits },
 ): Promise<FastifyInstance> {
-  const app = baseServer(options, shared.limits);
+  const app = baseServer(options);
   countRequests(app, shared.metrics);
-  await registerPublicSide(app, { pages: options.pages, servesPages: true, limits: shared.limits });
+  await registerPublicSide(app, options, { servesPages: true, limits: shared.limits });
   return app;
 }
 

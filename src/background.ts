@@ -54,7 +54,7 @@ export function backgroundWork(config: BackgroundConfig, storage: FileStorage): 
         allowPrivate: config.webhookAllowPrivate,
       }),
       enrichmentJob(builtInEnrichmentProvider),
-    ] as JobHandler[],
+    ],
     schedules: [
       pruneFinishedJobs,
       purgeDeletedPages,

@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { type Database, openDatabase } from './db/connection.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { type Logger, Worker } from './jobs/worker.ts';
+import { ImagePool } from './resources/files/image-pool.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { resolveSecret } from './secret.ts';
 import { recordServer } from './server-record.ts';
@@ -136,6 +137,7 @@ export async function serve(config: Config): Promise<void> {
     database,
     signer: new Signer(resolveSecret(config)),
     storage,
+    images: new ImagePool(),
     publicUrl: config.publicUrl,
     pages: new PagesOrigin(config.pagesUrl),
     allowPrivateWebhooks: config.webhookAllowPrivate,

@@ -67,7 +67,7 @@ export default {
     const seedStart = Date.now();
     const audienceIds: string[] = [];
     for (let i = 0; i < options.audiences; i++) {
-      audienceIds.push((await createAudience(bench.db, page.pageId, {})).audienceId);
+      audienceIds.push((await createAudience(bench.db, page.pageId, {}, Date.now())).audienceId);
     }
     // Each new audience queued the generation of its first version: the server's worker must not
     // spend the measurement writing them.

@@ -30,7 +30,7 @@ export default {
     const bench = await openBench('Lift bench');
     const { database, tenant, db } = bench;
     const page = await benchPage(bench);
-    const audienceId = (await createAudience(db, page.pageId, { holdoutPercent: 10 })).audienceId;
+    const audienceId = (await createAudience(db, page.pageId, { holdoutPercent: 10 }, Date.now())).audienceId;
     const now = Date.now();
     const seedStart = Date.now();
     for (let done = 0; done < options.sessions; done += BATCH) {

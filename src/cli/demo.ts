@@ -235,16 +235,21 @@ class Sample {
     );
     this.tally.note('audiences', !existing);
     if (existing) return existing;
-    return createAudience(this.db, page.pageId, {
-      ...(person
-        ? { personId: person.personId }
-        : accountId
-          ? { accountId }
-          : { customName: spec.customName }),
-      supplementaryContext: spec.context,
-      autoPublish: true,
-      holdoutPercent: spec.holdoutPercent ?? 0,
-    });
+    return createAudience(
+      this.db,
+      page.pageId,
+      {
+        ...(person
+          ? { personId: person.personId }
+          : accountId
+            ? { accountId }
+            : { customName: spec.customName }),
+        supplementaryContext: spec.context,
+        autoPublish: true,
+        holdoutPercent: spec.holdoutPercent ?? 0,
+      },
+      Date.now(),
+    );
   }
 
   /** The live link at the path, or a new one to the audience; `made` tells which, so visits go only to new ones. */

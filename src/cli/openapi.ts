@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../app.ts';
 import { openDatabase } from '../db/connection.ts';
+import { ImagePool } from '../resources/files/image-pool.ts';
 import { LocalDiskStorage } from '../resources/files/storage.ts';
 import { PagesOrigin } from '../shared/pages-origin.ts';
 import { Signer } from '../shared/signing.ts';
@@ -23,6 +24,7 @@ export async function openApiDocument(): Promise<unknown> {
       database,
       signer: new Signer('openapi-document-openapi-document-0123456'),
       storage: new LocalDiskStorage(dataDir),
+      images: new ImagePool(),
       publicUrl: DOCUMENT_SERVER_URL,
       pages: new PagesOrigin(DOCUMENT_PAGES_URL),
       rateLimitRps: 0,

@@ -4,11 +4,27 @@ import { newId } from '../shared/ids.ts';
 import type { JobsTables } from './tables.ts';
 import type { JobContext } from './types.ts';
 
+/**
+ * The payload of each kind of job, by kind. Empty here: the feature that defines a kind adds it by
+ * module augmentation beside its handler, as the events' payloads are declared by their features:
+ *
+ *     declare module '../../jobs/queue.ts' {
+ *       interface JobPayloads { 'versions.generate': { versionId: string } }
+ *     }
+ *
+ * so that `enqueue` and each handler are checked against one another at compile time, while
+ * jobs/ imports no feature.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the features' module augmentation
+export interface JobPayloads {}
+
+export type JobKind = keyof JobPayloads;
+
 /** A job as its handler sees it. */
-export interface RunningJob<P = unknown> {
+export interface RunningJob<K extends JobKind = JobKind> {
   id: string;
   tenantId: string;
-  payload: P;
+  payload: JobPayloads[K];
   /** This attempt's number, from 1. */
   attempt: number;
   maxAttempts: number;
@@ -16,13 +32,14 @@ export interface RunningJob<P = unknown> {
   db: TenantDb;
 }
 
-export interface JobHandler<P = unknown> {
-  kind: string;
-  run(job: RunningJob<P>, context: JobContext): Promise<void>;
+/** Runs the jobs of one kind. A handler of any kind is a `JobHandler` (of every kind), as the worker takes them. */
+export interface JobHandler<K extends JobKind = JobKind> {
+  kind: K;
+  run(job: RunningJob<K>, context: JobContext): Promise<void>;
   /** Wait before the next attempt after `attempt` failed; by default exponential with jitter. */
   retryDelayMs?(attempt: number): number;
   /** Runs once when the last attempt failed (the job is then `failed`). */
-  onGiveUp?(job: RunningJob<P>, context: JobContext, error: Error): Promise<void>;
+  onGiveUp?(job: RunningJob<K>, context: JobContext, error: Error): Promise<void>;
 }
 
 /** Thrown by a handler to be retried at a given moment (a Retry-After, say) rather than by its schedule. */
@@ -51,10 +68,10 @@ export const JOBS_CHANNEL = 'tailor_jobs';
  * change that asked for it was committed. A job due now wakes the workers of every process once it
  * is committed, not before: a worker woken earlier would not see it yet and would then sleep a poll.
  */
-export async function enqueue(
+export async function enqueue<K extends JobKind>(
   db: TenantDb<JobsTables>,
-  kind: string,
-  payload: unknown,
+  kind: K,
+  payload: JobPayloads[K],
   options: EnqueueOptions = {},
 ): Promise<string> {
   const now = Date.now();

@@ -2,10 +2,10 @@ import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { EventBatch, EventsAccepted } from '../resources/sessions/schema.ts';
 import { recordVisit } from '../workflows/visits/service.ts';
-import { requireToken } from './token.ts';
+import { requireToken, type VisitorWrites } from './token.ts';
 
 /** POST /v0/public/events: batches of session events from the tracking script. */
-export async function eventRoutes(app: Api): Promise<void> {
+export async function eventRoutes(app: Api, options: VisitorWrites): Promise<void> {
   app.post(
     '/v0/public/events',
     {
@@ -22,9 +22,9 @@ export async function eventRoutes(app: Api): Promise<void> {
     },
     async (request, reply) => {
       const { token: value, sessionId, events } = request.body;
-      const { token, db } = requireToken(app, value);
+      const { token, db } = requireToken(options, value);
       const visitor = { token: value, address: request.ip };
-      await app.visitorLimits.eventBatch(visitor, reply);
+      await options.visitorLimits.eventBatch(visitor, reply);
       const visit = {
         sessionId,
         pageId: token.pageId,
@@ -32,7 +32,7 @@ export async function eventRoutes(app: Api): Promise<void> {
         pageLinkId: token.pageLinkId,
         arm: token.arm,
       };
-      const { visitorLimits } = app;
+      const { visitorLimits } = options;
       const admitSession = visitorLimits.on
         ? () => visitorLimits.newSession(visitor, token.audienceId, reply)
         : undefined;

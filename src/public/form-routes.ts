@@ -2,10 +2,10 @@ import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { FormSubmissionAccepted, FormSubmissionCreate } from '../resources/forms/schema.ts';
 import { submitForm } from '../workflows/enrichment/service.ts';
-import { requireToken } from './token.ts';
+import { requireToken, type VisitorWrites } from './token.ts';
 
 /** POST /v0/public/forms: the action form of a public page. */
-export async function formRoutes(app: Api): Promise<void> {
+export async function formRoutes(app: Api, options: VisitorWrites): Promise<void> {
   app.post(
     '/v0/public/forms',
     {
@@ -22,10 +22,10 @@ export async function formRoutes(app: Api): Promise<void> {
     },
     async (request, reply) => {
       const { token: value, ...submission } = request.body;
-      const { token, db } = requireToken(app, value);
+      const { token, db } = requireToken(options, value);
       const visitor = { token: value, address: request.ip };
-      await app.visitorLimits.formSubmission(visitor, reply);
-      const { visitorLimits } = app;
+      await options.visitorLimits.formSubmission(visitor, reply);
+      const { visitorLimits } = options;
       const accepted = await submitForm(db, token, submission, {
         ...(visitorLimits.on && {
           admitSession: () => visitorLimits.newSession(visitor, token.audienceId),

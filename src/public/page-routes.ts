@@ -8,7 +8,7 @@ import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view
 import { resolveImageUrls } from '../workflows/page-view/images.ts';
 import { imageRefsOf, renderNotFound, renderPage } from '../workflows/page-view/render.ts';
 import { type PageView, resolvePageView } from '../workflows/page-view/service.ts';
-import { issueToken, TOKEN_VALID_MS } from './token.ts';
+import { issueToken, TOKEN_VALID_MS, type TokenReader } from './token.ts';
 import { TRACKER_SRC } from './tracker-routes.ts';
 
 const NOT_FOUND_PAGE = renderNotFound();
@@ -26,6 +26,9 @@ const SHARED_ORIGIN_SANDBOX =
 export interface PageRouteOptions {
   pages: PagesOrigin;
 }
+
+/** What serving pages reads: the tenants' database, and the signer of visitors' ids and tokens. */
+export interface PageServing extends PageRouteOptions, TokenReader {}
 
 /**
  * Headers of every page: no sniffing, no full URL (with its personalized path) sent to other
@@ -90,26 +93,21 @@ function keepVisitorId(reply: FastifyReply, view: PageView, cookie: VisitorCooki
 async function servePage(
   request: FastifyRequest,
   reply: FastifyReply,
-  pages: PagesOrigin,
+  { pages, database, signer }: PageServing,
 ): Promise<FastifyReply> {
-  const { server } = request;
-  const answer = await pageAddressOf(server.database, pages, request.host, request.url);
+  const answer = await pageAddressOf(database, pages, request.host, request.url);
   if ('redirect' in answer) return reply.redirect(answer.redirect, 308);
   // The 404 page runs no script: it needs no sandbox.
   if ('notFound' in answer) return sendHtml(reply, 404, NOT_FOUND_PAGE, false);
   const address = answer.serve;
   const origin = originOf(pages, address);
   const cookie = visitorCookie(address, pages, origin);
-  const visitor = { signer: server.signer, visitorId: request.cookies[cookie.name] };
-  const view = await resolvePageView(server.database, address, visitor);
+  const visitor = { signer, visitorId: request.cookies[cookie.name] };
+  const view = await resolvePageView(database, address, visitor);
   if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE, false);
   keepVisitorId(reply, view, cookie);
-  const images = await resolveImageUrls(
-    view.db,
-    { signer: server.signer, publicUrl: origin },
-    imageRefsOf(view),
-  );
-  const token = issueToken(server.signer, {
+  const images = await resolveImageUrls(view.db, { signer, publicUrl: origin }, imageRefsOf(view));
+  const token = issueToken(signer, {
     tenantId: view.tenant.tenantId,
     pageId: view.page.pageId,
     audienceId: view.audience.audienceId,
@@ -130,9 +128,9 @@ async function servePage(
  * address, read from its Host and path (src/workflows/page-view/address.ts). Pages are HTML for
  * visitors, not API operations: they stay out of the OpenAPI document.
  */
-export async function pageRoutes(app: Api, { pages }: PageRouteOptions): Promise<void> {
+export async function pageRoutes(app: Api, options: PageServing): Promise<void> {
   await app.register(cookie);
-  app.get('/*', { schema: { hide: true } }, (request, reply) => servePage(request, reply, pages));
+  app.get('/*', { schema: { hide: true } }, (request, reply) => servePage(request, reply, options));
 }
 
 /**

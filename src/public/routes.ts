@@ -3,21 +3,25 @@ import cors from '@fastify/cors';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { acceptBeaconBodies } from '../http/bodies.ts';
 import { clientKey } from '../http/client-address.ts';
+import type { RateLimit } from '../http/rate-limit.ts';
 import type { Api } from '../http/types.ts';
 import { AppError } from '../shared/errors.ts';
-import type { PagesOrigin } from '../shared/pages-origin.ts';
 import { eventRoutes } from './event-routes.ts';
 import { formRoutes } from './form-routes.ts';
-import { pageRedirectRoutes, pageRoutes } from './page-routes.ts';
+import type { VisitorLimits } from './limits.ts';
+import { type PageServing, pageRedirectRoutes, pageRoutes } from './page-routes.ts';
 import { trackerRoutes } from './tracker-routes.ts';
 
 /** A visitor's body (an event batch, a form), JSON or sendBeacon text: a form of 50 full fields fits. */
 const VISITOR_BODY_LIMIT = 64 * 1024;
 
-export interface PublicRouteOptions {
-  pages: PagesOrigin;
+export interface PublicRouteOptions extends PageServing {
   /** True on the pages origin, which serves the pages; the API origin sends their addresses there. */
   servesPages: boolean;
+  /** Requests per client address. */
+  rateLimit: RateLimit;
+  /** What one client address may write, as the visitors it stands for. */
+  visitorLimits: VisitorLimits;
 }
 
 /** A preflight must say where it comes from and what it will send; otherwise it is not one (400). */
@@ -51,11 +55,12 @@ async function varyOnEncoding(_request: FastifyRequest, reply: FastifyReply, pay
  * (bench/scenarios/public-page.ts; docs/performance.md). These GET routes take no body to
  * decompress. No CORS: pages are opened, not fetched, so no other origin may read one.
  */
-async function pageScope(app: Api, { pages, servesPages }: PublicRouteOptions): Promise<void> {
+async function pageScope(app: Api, { servesPages, ...serving }: PublicRouteOptions): Promise<void> {
   await app.register(compress, { encodings: ['gzip'], globalDecompression: false });
   app.addHook('onSend', varyOnEncoding);
   await app.register(trackerRoutes);
-  await app.register(servesPages ? pageRoutes : pageRedirectRoutes, { pages });
+  if (servesPages) await app.register(pageRoutes, serving);
+  else await app.register(pageRedirectRoutes, { pages: serving.pages });
 }
 
 /**
@@ -63,15 +68,15 @@ async function pageScope(app: Api, { pages, servesPages }: PublicRouteOptions): 
  * many. A body over 64 KiB is 413, whatever its type; the writes are limited per token too, by the
  * routes.
  */
-async function reportScope(app: Api): Promise<void> {
+async function reportScope(app: Api, options: PublicRouteOptions): Promise<void> {
   app.addHook('onRoute', (route) => {
     route.bodyLimit ??= VISITOR_BODY_LIMIT;
   });
   app.addHook('onRequest', refuseBadPreflight);
   await app.register(cors, { origin: '*', methods: ['GET', 'POST'], maxAge: 86_400 });
   acceptBeaconBodies(app);
-  await app.register(eventRoutes);
-  await app.register(formRoutes);
+  await app.register(eventRoutes, options);
+  await app.register(formRoutes, options);
 }
 
 /**
@@ -79,7 +84,7 @@ async function reportScope(app: Api): Promise<void> {
  * key; the page's signed token is the credential. Limited per client IP.
  */
 export async function publicRoutes(app: Api, options: PublicRouteOptions): Promise<void> {
-  app.addHook('onRequest', (request, reply) => app.publicRateLimit.take(clientKey(request.ip), reply));
+  app.addHook('onRequest', (request, reply) => options.rateLimit.take(clientKey(request.ip), reply));
   await app.register(pageScope, options);
-  await app.register(reportScope);
+  await app.register(reportScope, options);
 }

@@ -3,6 +3,7 @@ import type { TenantDb } from '../db/tenant-db.ts';
 import type { Arm } from '../resources/sessions/tables.ts';
 import { invalidField } from '../shared/errors.ts';
 import type { Signer } from '../shared/signing.ts';
+import type { VisitorLimits } from './limits.ts';
 
 const PURPOSE = 'public-token';
 /** A page's token outlives any reasonable visit, and a tab left open for a day. */
@@ -63,12 +64,23 @@ export function readToken(signer: Signer, value: string, now: number): PageToken
   };
 }
 
+/** What reads visitors' tokens: the signer that made them, and the database of their tenants. */
+export interface TokenReader {
+  signer: Signer;
+  database: Database;
+}
+
+/** What the routes that take visitors' writes (events, forms) work with: their tokens, and their limits. */
+export interface VisitorWrites extends TokenReader {
+  visitorLimits: VisitorLimits;
+}
+
 /** A visitor request's token, and its tenant to work in; a 400 at /body/token when it is not valid. */
 export function requireToken(
-  server: { signer: Signer; database: Database },
+  { signer, database }: TokenReader,
   value: string,
 ): { token: PageToken; db: TenantDb } {
-  const token = readToken(server.signer, value, Date.now());
+  const token = readToken(signer, value, Date.now());
   if (!token) throw invalidField('/body/token', 'is not a valid, unexpired page token');
-  return { token, db: server.database.forTenant(token.tenantId) };
+  return { token, db: database.forTenant(token.tenantId) };
 }

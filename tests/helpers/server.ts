@@ -15,6 +15,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import type { JobHandler } from '../../src/jobs/queue.ts';
 import type { JobContext } from '../../src/jobs/types.ts';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.ts';
+import { ImagePool } from '../../src/resources/files/image-pool.ts';
 import { type FileStorage, LocalDiskStorage } from '../../src/resources/files/storage.ts';
 import { PagesOrigin } from '../../src/shared/pages-origin.ts';
 import { Signer } from '../../src/shared/signing.ts';
@@ -94,6 +95,8 @@ export interface TestServer {
   pagesApp: FastifyInstance;
   database: Database;
   storage: FileStorage;
+  /** The API server's pool of image checks and previews (closed with it): tests wait for it to be idle. */
+  images: ImagePool;
   /** The context a job or scheduled task runs with, at `now` (default: the present). */
   jobContext(now?: number): JobContext;
   /** The service's job handlers and scheduled tasks, configured by the server's environment and `env`. */
@@ -196,6 +199,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
   const database = options.database ?? (await testDatabase());
   await migrateToLatest(database);
   const storage = new LocalDiskStorage(fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-files-')));
+  const images = new ImagePool({ timeLimitMs: options.imageTimeLimitMs });
   const pagesPort = await freePort();
   const pagesUrl = (options.pagesUrl ?? 'http://127.0.0.1:{port}').replace('{port}', String(pagesPort));
   const { api: app, pages: pagesApp } = await buildServers({
@@ -212,7 +216,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     redis: options.redis,
     allowPrivateWebhooks: options.allowPrivateWebhooks ?? true,
     metricsToken: options.metricsToken,
-    imageTimeLimitMs: options.imageTimeLimitMs,
+    images,
   });
   const background = (env: Record<string, string> = {}) =>
     backgroundWork(loadConfig({ TAILOR_WEBHOOK_ALLOW_PRIVATE: 'true', ...options.env, ...env }), storage);
@@ -225,6 +229,7 @@ export async function startServer(options: ServerOptions = {}): Promise<TestServ
     pagesApp,
     database,
     storage,
+    images,
     jobContext: (now = Date.now()) => ({ database, now }),
     background,
     handlersWith: (handler) =>

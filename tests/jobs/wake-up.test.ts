@@ -12,10 +12,17 @@ const POLL_MS = 30_000;
 const PROMPTLY_MS = 10_000;
 const VERSION_EVENTS = ['page.version.created', 'page.version.processed', 'page.version.published'];
 
+declare module '../../src/jobs/queue.ts' {
+  interface JobPayloads {
+    'test.chain': { n: number; hops: number };
+    'test.later': { n: number };
+  }
+}
+
 const ran: { kind: string; n: number }[] = [];
 
 /** A chain of `hops` jobs, each enqueued in a transaction by the one before. */
-const chainHandler: JobHandler<{ n: number; hops: number }> = {
+const chainHandler: JobHandler<'test.chain'> = {
   kind: 'test.chain',
   async run(job) {
     ran.push({ kind: 'test.chain', n: job.payload.n });
@@ -25,7 +32,7 @@ const chainHandler: JobHandler<{ n: number; hops: number }> = {
   },
 };
 
-const laterHandler: JobHandler<{ n: number }> = {
+const laterHandler: JobHandler<'test.later'> = {
   kind: 'test.later',
   async run(job) {
     ran.push({ kind: 'test.later', n: job.payload.n });
@@ -40,7 +47,7 @@ beforeAll(async () => {
   server = await startServer();
   worker = server.worker({
     pollMs: POLL_MS,
-    handlers: [...server.background().handlers, chainHandler as JobHandler, laterHandler as JobHandler],
+    handlers: [...server.background().handlers, chainHandler, laterHandler],
   });
   worker.start();
   client = await server.newTenant();

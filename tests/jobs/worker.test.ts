@@ -40,7 +40,14 @@ async function jobRow(id: string) {
   return database.acrossTenants.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-const kind = (name: string) => `test.${name}.${Math.random().toString(36).slice(2)}`;
+declare module '../../src/jobs/queue.ts' {
+  interface JobPayloads {
+    /** The kinds these tests make up, each with a name of its own, and a payload of its own. */
+    [kind: `test.${string}`]: object;
+  }
+}
+
+const kind = (name: string) => `test.${name}.${Math.random().toString(36).slice(2)}` as const;
 
 describe('jobs', () => {
   it('runs a job once with its payload and tenant, then marks it done', async () => {
@@ -171,7 +178,7 @@ describe('jobs', () => {
     const runs = new Map<string, number>();
     let active = 0;
     let overlap = false;
-    const handler: JobHandler<{ n: number }> = {
+    const handler: JobHandler = {
       kind: handlerKind,
       async run(job) {
         active++;
@@ -183,8 +190,8 @@ describe('jobs', () => {
     };
     const ids = [];
     for (let n = 0; n < 40; n++) ids.push(await enqueue(tenant, handlerKind, { n }));
-    const first = worker([handler as JobHandler], { concurrency: 4, pollMs: 10 });
-    const second = worker([handler as JobHandler], { concurrency: 4, pollMs: 10 }, other);
+    const first = worker([handler], { concurrency: 4, pollMs: 10 });
+    const second = worker([handler], { concurrency: 4, pollMs: 10 }, other);
     first.start();
     second.start();
     for (let i = 0; i < 200 && runs.size < ids.length; i++)

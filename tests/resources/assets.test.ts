@@ -84,7 +84,7 @@ describe('POST /v0/assets', () => {
   it('hands out signed links to the file and its preview that need no key', async () => {
     const bytes = png(77);
     const fileId = await uploadFile(api, bytes);
-    await server.app.images.idle();
+    await server.images.idle();
     const asset = await createAsset({ name: 'Linked', fileId });
     expect(asset.downloadUrl.startsWith('http://127.0.0.1/')).toBe(true);
     const download = await fetchLink(asset.downloadUrl);

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobHandler } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { Audience, AudienceList, AudienceVersionList } from '../../src/resources/audiences/schema.ts';
@@ -425,7 +424,7 @@ describe('generation and the version life', () => {
         throw new Error('model unavailable');
       },
     };
-    const worker = server.worker({ handlers: server.handlersWith(generationJob(failing) as JobHandler) });
+    const worker = server.worker({ handlers: server.handlersWith(generationJob(failing)) });
     await worker.drain();
     expect((await api.get(audienceUrl(audience))).body.status).toBe('pending');
     let now = Date.now();

@@ -116,7 +116,7 @@ describe("one tenant's heavy images", () => {
       async () => (await tenantB.get(`/v0/files/${fresh.fileId}`)).body.previewDownloadUrl !== null,
       60_000,
     );
-    const allDone = millisecondsOf(() => server.app.images.idle());
+    const allDone = millisecondsOf(() => server.images.idle());
     const [untilPreviewOfB, untilAllDone] = await Promise.all([previewOfB, allDone]);
     expect(untilPreviewOfB).toBeLessThan(untilAllDone / 2);
 
@@ -154,7 +154,7 @@ describe('large files', () => {
     // 15 ms). The margin is for a shared two-core machine, where the client, the server, the
     // pool's processes and others' work take turns; checked in the server, it was over 600 ms.
     expect(delay.max / 1e6).toBeLessThan(200);
-    await server.app.images.idle();
+    await server.images.idle();
   });
 
   it('a download streams: many clients that read nothing hold far less than the file each', async () => {

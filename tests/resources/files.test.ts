@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { downloadUrl, storageKey } from '../../src/resources/files/download-links.ts';
+import { ImagePool } from '../../src/resources/files/image-pool.ts';
 import { S3Storage } from '../../src/resources/files/s3-storage.ts';
 import { File } from '../../src/resources/files/schema.ts';
 import { PagesOrigin } from '../../src/shared/pages-origin.ts';
@@ -83,7 +84,7 @@ function fetchLink(url: string) {
 
 /** The file as read once the image pool is done with it: previews are made after the upload answers. */
 async function afterPreview(fileId: string, client = api) {
-  await server.app.images.idle();
+  await server.images.idle();
   const response = await client.get(`/v0/files/${fileId}`);
   expect(response.status).toBe(200);
   return response.body;
@@ -451,6 +452,7 @@ describe('S3-compatible storage', () => {
       database,
       signer: new Signer(TEST_SECRET),
       storage,
+      images: new ImagePool(),
       publicUrl: 'http://127.0.0.1',
       pages: new PagesOrigin('http://127.0.0.1:8081'),
       rateLimitRps: 0,

@@ -1,6 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import type { JobHandler } from '../../src/jobs/queue.ts';
 import { claimJobs } from '../../src/jobs/store.ts';
 import type { Worker } from '../../src/jobs/worker.ts';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
@@ -548,7 +547,7 @@ describe('enrichment', () => {
 
   describe('with a provider that fails', () => {
     function workerWith(provider: EnrichmentProvider): Worker {
-      return server.worker({ handlers: server.handlersWith(enrichmentJob(provider) as JobHandler) });
+      return server.worker({ handlers: server.handlersWith(enrichmentJob(provider)) });
     }
 
     const down: EnrichmentProvider = {

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobHandler } from '../../src/jobs/queue.ts';
 import { generationJob } from '../../src/workflows/audience-versions/generation.ts';
 import { GENERATE_JOB } from '../../src/workflows/audience-versions/service.ts';
 import type { Personalizer } from '../../src/workflows/personalization/personalizer.ts';
@@ -127,7 +126,7 @@ describe('generation never sticks', () => {
         throw new Error('The language model did not answer in time');
       },
     };
-    const worker = server.worker({ handlers: server.handlersWith(generationJob(away) as JobHandler) });
+    const worker = server.worker({ handlers: server.handlersWith(generationJob(away)) });
     await worker.drain();
     const pending = await latestVersion(made);
     expect(pending.state).toBe('pending');

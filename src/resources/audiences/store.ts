@@ -1,6 +1,7 @@
 import type { Selectable, Updateable } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
+import { UNFINISHED } from './lifecycle.ts';
 import type { AudiencesTable, AudiencesTables, AudienceVersionsTable } from './tables.ts';
 
 export type AudienceRow = Omit<Selectable<AudiencesTable>, 'tenant_id'>;
@@ -156,7 +157,7 @@ export async function updateVersion(
 export async function moveVersion(
   db: TenantDb<AudiencesTables>,
   id: string,
-  from: VersionRow['state'][],
+  from: readonly VersionRow['state'][],
   changes: VersionChanges,
 ): Promise<boolean> {
   const result = await db
@@ -188,12 +189,13 @@ export async function replaceDraftContent(
   return result.numUpdatedRows > 0n;
 }
 
+/** The versions whose generation is not over (lifecycle.ts). */
 export function unfinishedVersions(db: TenantDb<AudiencesTables>, audienceId: string): Promise<VersionRow[]> {
   return db
     .selectFrom('audience_versions')
     .select(VERSION_COLUMNS)
     .where('audience_id', '=', audienceId)
-    .where('state', 'in', ['queued', 'processing', 'pending'])
+    .where('state', 'in', UNFINISHED)
     .execute();
 }
 

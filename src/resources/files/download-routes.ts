@@ -7,9 +7,11 @@ import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
 import { Problem } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
+import type { Signer } from '../../shared/signing.ts';
 import { checkLink, type DownloadTarget, PREVIEW_FORMAT, storageKey } from './download-links.ts';
 import { CONTENT_TYPES } from './images.ts';
 import { FileParams, OriginalDownloadQuery, PreviewDownloadQuery } from './schema.ts';
+import type { FileStorage } from './storage.ts';
 
 const tags = ['Files'];
 /**
@@ -64,21 +66,27 @@ export function createDownloadLimits(options: DownloadLimitOptions): DownloadLim
   };
 }
 
+/** What the download routes serve with: the signer that checks links, and the stored bytes. */
+export interface DownloadRouteOptions {
+  limits: DownloadLimits;
+  signer: Signer;
+  storage: FileStorage;
+}
+
 async function serve(
+  { signer, storage }: DownloadRouteOptions,
   request: FastifyRequest,
   reply: FastifyReply,
   target: DownloadTarget,
   link: { expires: number; signature: string },
 ): Promise<FastifyReply> {
   const now = Date.now();
-  const check = checkLink(request.server.signer, target, link.expires, link.signature, now);
+  const check = checkLink(signer, target, link.expires, link.signature, now);
   if (check === 'forged') throw new AppError('forbidden', 'This download link is not valid');
   if (check === 'expired') {
     throw new AppError('forbidden', 'This download link has expired; get a fresh one from the API');
   }
-  const stored = await request.server.storage.open(
-    storageKey(target.tenantId, target.fileId, target.variant),
-  );
+  const stored = await storage.open(storageKey(target.tenantId, target.fileId, target.variant));
   if (!stored) throw notFound(`File ${target.fileId}`);
   reply
     .type(CONTENT_TYPES[target.format])
@@ -101,6 +109,7 @@ async function serve(
  */
 function linkRoute<Query extends TSchema>(
   app: Api,
+  options: DownloadRouteOptions,
   route: { url: string; operationId: string; summary: string; querystring: Query },
   targetOf: (fileId: string, query: Static<Query>) => DownloadTarget,
 ): void {
@@ -125,7 +134,7 @@ function linkRoute<Query extends TSchema>(
           (request.params as { file_id: string }).file_id,
           request.query as Static<Query>,
         );
-        return serve(request, reply, target, { expires, signature });
+        return serve(options, request, reply, target, { expires, signature });
       },
     });
   }
@@ -135,10 +144,8 @@ function linkRoute<Query extends TSchema>(
  * Signed, expiring download links: no API key, the signature is the credential. Limited per client
  * address: a rate, and a number in progress at once (each holds an open file or a bucket connection).
  */
-export async function fileDownloadRoutes(
-  app: Api,
-  { limits: { rate, atOnce } }: { limits: DownloadLimits },
-): Promise<void> {
+export async function fileDownloadRoutes(app: Api, options: DownloadRouteOptions): Promise<void> {
+  const { rate, atOnce } = options.limits;
   app.addHook('onRequest', async (request, reply) => {
     const client = clientKey(request.ip);
     await rate.take(client, reply);
@@ -147,6 +154,7 @@ export async function fileDownloadRoutes(
 
   linkRoute(
     app,
+    options,
     {
       url: '/v0/public/files/:file_id',
       operationId: 'downloadFile',
@@ -157,6 +165,7 @@ export async function fileDownloadRoutes(
   );
   linkRoute(
     app,
+    options,
     {
       url: '/v0/public/files/:file_id/preview',
       operationId: 'downloadFilePreview',

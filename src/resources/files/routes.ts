@@ -3,11 +3,13 @@ import type { Api } from '../../http/types.ts';
 import { AppError } from '../../shared/errors.ts';
 import { IMAGE_TYPES } from './images.ts';
 import { File, FileParams, MAX_FILE_BYTES, UploadBody } from './schema.ts';
-import { getFile, uploadFile } from './service.ts';
+import { type FileServices, getFile, uploadFile } from './service.ts';
 
 const tags = ['Files'];
 
-export async function fileRoutes(api: Api): Promise<void> {
+/** The file endpoints, with what uploads are kept, checked and linked with; they log through the server's logger. */
+export async function fileRoutes(api: Api, services: Omit<FileServices, 'log'>): Promise<void> {
+  const withLog: FileServices = { ...services, log: api.log };
   // Image bodies are accepted here only (this plugin is its own scope), up to the route's limit.
   api.addContentTypeParser(IMAGE_TYPES, { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
   // A tenant with too many uploads waiting for their check may retry as soon as one is done.
@@ -35,7 +37,7 @@ export async function fileRoutes(api: Api): Promise<void> {
       },
     },
     async (request, reply) => {
-      const file = await uploadFile(request.tenantDb, request.server, {
+      const file = await uploadFile(request.tenantDb, withLog, {
         contentType: request.headers['content-type'],
         body: request.body,
       });
@@ -55,6 +57,6 @@ export async function fileRoutes(api: Api): Promise<void> {
         response: { 200: File },
       },
     },
-    (request) => getFile(request.tenantDb, request.server, request.params.file_id),
+    (request) => getFile(request.tenantDb, services, request.params.file_id),
   );
 }

@@ -1,3 +1,4 @@
+import type { Database } from '../../db/connection.ts';
 import { paginate } from '../../http/pagination.ts';
 import { Problem } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
@@ -101,9 +102,9 @@ const checkDescription =
   "Needs no API key. 200 when a tenant holds the hostname, 404 otherwise: a TLS proxy in front of the pages origin (Caddy's on-demand TLS `ask`) asks it before getting a certificate, so that certificates are issued only for held names.";
 
 /** The public check of a hostname, for a TLS proxy: no key, and nothing told but whether it is held. */
-export async function tenantDomainCheckRoutes(app: Api): Promise<void> {
+export async function tenantDomainCheckRoutes(app: Api, { database }: { database: Database }): Promise<void> {
   const check = async (hostname: string) => {
-    if (!(await heldDomain(app.database.acrossTenants, hostname))) throw notFound(`Hostname ${hostname}`);
+    if (!(await heldDomain(database.acrossTenants, hostname))) throw notFound(`Hostname ${hostname}`);
     return { hostname: hostname.toLowerCase() };
   };
   app.get(

@@ -1,3 +1,4 @@
+import type { Database } from '../../db/connection.ts';
 import type { Api } from '../../http/types.ts';
 import { CurrentTenant } from './schema.ts';
 import { currentTenant } from './service.ts';
@@ -7,8 +8,11 @@ export interface TenantNeeds {
   pagesBase: (slug: string) => string;
 }
 
-/** GET /v0/tenant: who the API key is, for any key. */
-export async function tenantRoutes(api: Api, { pagesBase }: TenantNeeds): Promise<void> {
+/** GET /v0/tenant: who the API key is, for any key; tenants are read across the database. */
+export async function tenantRoutes(
+  api: Api,
+  { pagesBase, database }: TenantNeeds & { database: Database },
+): Promise<void> {
   api.get(
     '/v0/tenant',
     {
@@ -21,6 +25,6 @@ export async function tenantRoutes(api: Api, { pagesBase }: TenantNeeds): Promis
         response: { 200: CurrentTenant },
       },
     },
-    (request) => currentTenant(api.database.acrossTenants, request.caller, pagesBase),
+    (request) => currentTenant(database.acrossTenants, request.caller, pagesBase),
   );
 }

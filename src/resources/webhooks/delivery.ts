@@ -97,7 +97,7 @@ export function sendEvent(
  * 2xx is success; 410 deactivates the subscription; anything else is retried on the schedule (or
  * at the receiver's Retry-After), then marked failed.
  */
-export function deliveryJob(settings: DeliverySettings): JobHandler<{ deliveryId: string }> {
+export function deliveryJob(settings: DeliverySettings): JobHandler<typeof DELIVER_JOB> {
   return {
     kind: DELIVER_JOB,
     async run(job) {

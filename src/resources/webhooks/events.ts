@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, type JobKind } from '../../jobs/queue.ts';
 import { newId } from '../../shared/ids.ts';
 import { toTimestamp } from '../../shared/time.ts';
 import {
@@ -28,7 +28,13 @@ export const WEBHOOK_TEST_EVENT = 'webhook.test';
 export const SENT_EVENT_TYPES = [...EVENT_TYPES, WEBHOOK_TEST_EVENT] as const;
 export type SentEventType = (typeof SENT_EVENT_TYPES)[number];
 
-export const DELIVER_JOB = 'deliveries.send';
+export const DELIVER_JOB = 'deliveries.send' satisfies JobKind;
+
+declare module '../../jobs/queue.ts' {
+  interface JobPayloads {
+    'deliveries.send': { deliveryId: string };
+  }
+}
 /**
  * The delivery handler follows the configured retry schedule itself and ends the job when it is
  * through; this only bounds retries of the job itself failing (a database outage, say).

@@ -32,9 +32,19 @@ const BASE = '/v0/webhook_subscriptions';
 const MASKED_ON_REPLAY =
   'A retry with the same `Idempotency-Key` replays this answer (`Idempotent-Replayed: true`) with the secret masked: `whsec_` followed by one `*` for each of its other characters. The secret itself is not kept; a client that lost it rotates the secret to get a new one.';
 
-export async function webhookRoutes(api: Api): Promise<void> {
-  const policy = { allowPrivate: api.allowPrivateWebhooks };
-  const testSettings = { timeoutMs: api.webhookTimeoutMs, allowPrivate: api.allowPrivateWebhooks };
+export interface WebhookRouteOptions {
+  /** Lets subscription URLs point at loopback and private networks. */
+  allowPrivate: boolean;
+  /** How long a receiver may take to answer a test delivery. */
+  testTimeoutMs: number;
+}
+
+export async function webhookRoutes(
+  api: Api,
+  { allowPrivate, testTimeoutMs }: WebhookRouteOptions,
+): Promise<void> {
+  const policy = { allowPrivate };
+  const testSettings = { timeoutMs: testTimeoutMs, allowPrivate };
 
   api.post(
     BASE,

@@ -66,6 +66,7 @@ export async function editVersion(
   audienceId: string,
   versionId: string,
   { content: edit }: AudienceVersionUpdate,
+  now: number,
 ): Promise<AudienceVersionWithContent> {
   const audience = await audiences.requireAudience(db, pageId, audienceId);
   // A version that is not the audience's is not found, whatever state the audience is in.
@@ -76,7 +77,7 @@ export async function editVersion(
   const { input, rules } = await rulesForEdit(db, audience, draft);
   assertPasses(edited(draft.content, edit, input), edit, rules);
   for (let attempt = 1; attempt <= EDIT_ATTEMPTS; attempt++) {
-    const saved = await audiences.saveEdit(db, draft, edited(draft.content, edit, input), Date.now());
+    const saved = await audiences.saveEdit(db, draft, edited(draft.content, edit, input), now);
     if (saved) return saved;
     // Changed since it was read: another edit went first (kept, under this one), or it was published.
     draft = await audiences.requireDraft(db, audienceId, versionId);

@@ -18,24 +18,25 @@ const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000];
  * cancelled, its note saying why. A version that cannot be written however often it is tried
  * (`CannotGenerate`) is cancelled at once. A worker that dies mid-generation leaves the job to be
  * taken over when its lease runs out, and the version, still processing, is generated then: it
- * never stays stuck.
+ * never stays stuck. The run starts at `context.now`; what generation made is stored at the clock
+ * of the moment it is done, generation taking a while.
  */
-export function generationJob(personalizer: Personalizer): JobHandler<{ versionId: string }> {
+export function generationJob(personalizer: Personalizer): JobHandler<typeof GENERATE_JOB> {
   return {
     kind: GENERATE_JOB,
     retryDelayMs: (attempt) => RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? 600_000,
-    async run(job) {
+    async run(job, { now }) {
       const { db } = job;
-      const version = await audiences.getVersionRow(db, job.payload.versionId);
-      if (!version || !(await audiences.startGenerating(db, version))) return;
-      const audience = await audiences.findAudienceOf(db, version);
+      const version = await audiences.findVersion(db, job.payload.versionId);
+      if (!version || !(await audiences.startGenerating(db, version, now))) return;
+      const audience = await audiences.findAudienceById(db, version.audience_id);
       if (!audience) return;
       let generated: Awaited<ReturnType<typeof generateContent>>;
       try {
         generated = await generateContent(await gather(db, audience, version), personalizer);
       } catch (error) {
         if (error instanceof CannotGenerate) {
-          await audiences.giveUpGenerating(db, version.id, error.message);
+          await audiences.giveUpGenerating(db, version.id, error.message, Date.now());
           return;
         }
         await audiences.markPending(
@@ -46,25 +47,26 @@ export function generationJob(personalizer: Personalizer): JobHandler<{ versionI
         throw error;
       }
       await db.transaction(async (tx) => {
-        const now = Date.now();
-        const draft = await audiences.saveDraft(tx, version.id, generated, now);
+        const done = Date.now();
+        const draft = await audiences.saveDraft(tx, version.id, generated, done);
         if (!draft) return;
         await versionProcessed(tx, audience, draft);
-        const current = await audiences.findAudienceOf(tx, draft);
+        const current = await audiences.findAudienceById(tx, draft.audience_id);
         if (
           current?.auto_publish === 1 &&
           current.archived_at === null &&
           current.latest_version_id === draft.id
         ) {
-          await publishVersion(tx, current, draft, now);
+          await publishVersion(tx, current, draft, done);
         }
       });
     },
-    async onGiveUp(job, _context, error) {
+    async onGiveUp(job, { now }, error) {
       await audiences.giveUpGenerating(
         job.db,
         job.payload.versionId,
         `Generation was given up after ${job.maxAttempts} attempts; the last failed: ${error.message}`,
+        now,
       );
     },
   };

@@ -50,7 +50,12 @@ export async function audienceRoutes(api: Api): Promise<void> {
       },
     },
     async (request, reply) => {
-      const audience = await createAudience(request.tenantDb, request.params.page_id, request.body);
+      const audience = await createAudience(
+        request.tenantDb,
+        request.params.page_id,
+        request.body,
+        Date.now(),
+      );
       return reply
         .code(201)
         .header('Location', `/v0/pages/${audience.pageId}/audiences/${audience.audienceId}`)
@@ -106,7 +111,13 @@ export async function audienceRoutes(api: Api): Promise<void> {
       },
     },
     (request) =>
-      updateAudience(request.tenantDb, request.params.page_id, request.params.audience_id, request.body),
+      updateAudience(
+        request.tenantDb,
+        request.params.page_id,
+        request.params.audience_id,
+        request.body,
+        Date.now(),
+      ),
   );
 
   api.delete(
@@ -122,7 +133,8 @@ export async function audienceRoutes(api: Api): Promise<void> {
         response: { 200: Audience },
       },
     },
-    (request) => archiveAudience(request.tenantDb, request.params.page_id, request.params.audience_id),
+    (request) =>
+      archiveAudience(request.tenantDb, request.params.page_id, request.params.audience_id, Date.now()),
   );
 
   api.get(
@@ -164,6 +176,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
         request.tenantDb,
         request.params.page_id,
         request.params.audience_id,
+        Date.now(),
       );
       return reply
         .code(201)
@@ -228,7 +241,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
     },
     (request) => {
       const { page_id: pageId, audience_id: audienceId, version_id: versionId } = request.params;
-      return editVersion(request.tenantDb, pageId, audienceId, versionId, request.body);
+      return editVersion(request.tenantDb, pageId, audienceId, versionId, request.body, Date.now());
     },
   );
 
@@ -260,7 +273,7 @@ export async function audienceRoutes(api: Api): Promise<void> {
           response: { 200: Audience },
         },
       },
-      (request) => run(request.tenantDb, request.params.page_id, request.params.audience_id),
+      (request) => run(request.tenantDb, request.params.page_id, request.params.audience_id, Date.now()),
     );
   }
 }

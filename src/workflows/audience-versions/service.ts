@@ -1,6 +1,6 @@
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, type JobKind } from '../../jobs/queue.ts';
 import * as accounts from '../../resources/accounts/service.ts';
 import type {
   Audience,
@@ -23,7 +23,13 @@ import { AppError, invalidField, invalidState } from '../../shared/errors.ts';
 import { emitEvent } from '../events/payloads.ts';
 import { baselineContent } from '../personalization/compose.ts';
 
-export const GENERATE_JOB = 'versions.generate';
+export const GENERATE_JOB = 'versions.generate' satisfies JobKind;
+
+declare module '../../jobs/queue.ts' {
+  interface JobPayloads {
+    'versions.generate': { versionId: string };
+  }
+}
 const GENERATE_ATTEMPTS = 5;
 
 function presentIds(ids: (string | null)[]): string[] {
@@ -134,12 +140,16 @@ async function assertMetadataImages(db: TenantDb, input: AudienceCreate | Audien
  * and version 1, queued for generation. The page must be live (409) and the person one of the
  * tenant's (400).
  */
-export async function createAudience(db: TenantDb, pageId: string, input: AudienceCreate): Promise<Audience> {
+export async function createAudience(
+  db: TenantDb,
+  pageId: string,
+  input: AudienceCreate,
+  now: number,
+): Promise<Audience> {
   const page = await pages.requireLivePage(db, pageId);
   await assertAudienceOf(db, input);
   const audience = await db.transaction(async (tx) => {
     await assertMetadataImages(tx, input);
-    const now = Date.now();
     const created = await audiences.insertAudienceWithBaseline(tx, pageId, input, baselineContent(page), now);
     await queueVersion(tx, created, now);
     return created;
@@ -157,7 +167,7 @@ export async function listPageAudiences(
   request: Paging,
 ): Promise<Paged<Audience>> {
   const page = await pages.getPage(db, pageId);
-  const rows = await audiences.listAudienceRows(db, { pageId }, request);
+  const rows = await audiences.listAudiences(db, { pageId }, request);
   return { ...rows, items: await show(db, new Map([[pageId, page]]), rows.items) };
 }
 
@@ -170,7 +180,7 @@ export async function listAudiences(
   filter: Omit<AudienceFilter, 'pageId'>,
   request: Paging,
 ): Promise<Paged<Audience>> {
-  const rows = await audiences.listAudienceRows(db, filter, request);
+  const rows = await audiences.listAudiences(db, filter, request);
   const pagesById = await pages.pagesByIds(
     db,
     rows.items.map((row) => row.page_id),
@@ -183,21 +193,26 @@ export async function updateAudience(
   pageId: string,
   id: string,
   input: AudienceUpdate,
+  now: number,
 ): Promise<Audience> {
   await db.transaction(async (tx) => {
     const audience = await audiences.requireAudience(tx, pageId, id);
     await assertMetadataImages(tx, input);
-    await audiences.updateAudienceFields(tx, audience, input);
+    await audiences.updateAudienceFields(tx, audience, input, now);
   });
   return showOne(db, pageId, id);
 }
 
 /** Queues a new version from the audience as it is now; older unfinished versions are cancelled. */
-export async function queueNewVersion(db: TenantDb, pageId: string, id: string): Promise<Audience> {
+export async function queueNewVersion(
+  db: TenantDb,
+  pageId: string,
+  id: string,
+  now: number,
+): Promise<Audience> {
   const audience = await audiences.requireAudience(db, pageId, id);
   audiences.assertNotArchived(audience);
   await db.transaction(async (tx) => {
-    const now = Date.now();
     await audiences.cancelUnfinished(tx, id, now);
     await queueVersion(tx, audience, now);
   });
@@ -205,14 +220,18 @@ export async function queueNewVersion(db: TenantDb, pageId: string, id: string):
 }
 
 /** Publishes the latest version when it is a draft; already published is unchanged; otherwise 409. */
-export async function publishLatest(db: TenantDb, pageId: string, id: string): Promise<Audience> {
+export async function publishLatest(
+  db: TenantDb,
+  pageId: string,
+  id: string,
+  now: number,
+): Promise<Audience> {
   const audience = await audiences.requireAudience(db, pageId, id);
   audiences.assertNotArchived(audience);
   const latest = await audiences.latestVersionOf(db, audience);
   if (latest.state !== 'published') {
     const published =
-      latest.state === 'draft' &&
-      (await db.transaction((tx) => publishVersion(tx, audience, latest, Date.now())));
+      latest.state === 'draft' && (await db.transaction((tx) => publishVersion(tx, audience, latest, now)));
     if (!published)
       throw invalidState(`The latest version of audience ${id} is ${latest.state}, not a draft`);
   }
@@ -220,14 +239,19 @@ export async function publishLatest(db: TenantDb, pageId: string, id: string): P
 }
 
 /** Cancels the latest version while it is unfinished; already cancelled is unchanged; otherwise 409. */
-export async function cancelLatest(db: TenantDb, pageId: string, id: string): Promise<Audience> {
-  await audiences.cancelLatest(db, await audiences.requireAudience(db, pageId, id));
+export async function cancelLatest(db: TenantDb, pageId: string, id: string, now: number): Promise<Audience> {
+  await audiences.cancelLatest(db, await audiences.requireAudience(db, pageId, id), now);
   return showOne(db, pageId, id);
 }
 
 /** Archives the audience (the contract's DELETE); archiving again returns it unchanged. */
-export async function archiveAudience(db: TenantDb, pageId: string, id: string): Promise<Audience> {
-  await audiences.archive(db, await audiences.requireAudience(db, pageId, id));
+export async function archiveAudience(
+  db: TenantDb,
+  pageId: string,
+  id: string,
+  now: number,
+): Promise<Audience> {
+  await audiences.archive(db, await audiences.requireAudience(db, pageId, id), now);
   return showOne(db, pageId, id);
 }
 
@@ -260,5 +284,5 @@ export async function holdoutOf(db: TenantDb, pageId: string, audienceId: string
 /** The ids of every audience of a page, archived ones too; not found when the page is not one of the tenant's. */
 export async function audienceIdsOfPage(db: TenantDb, pageId: string): Promise<string[]> {
   await pages.getPage(db, pageId);
-  return audiences.audienceIdsOfPage(db, pageId);
+  return audiences.audienceIdsOf(db, pageId);
 }

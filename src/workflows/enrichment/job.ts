@@ -13,7 +13,7 @@ const RETRY_DELAYS_MS = [10_000, 60_000, 300_000, 1_800_000];
  * taken over when its lease runs out; a submission that is no longer pending is left alone, so a
  * run that repeats finished work changes nothing and emits nothing.
  */
-export function enrichmentJob(provider: EnrichmentProvider): JobHandler<{ formSubmissionId: string }> {
+export function enrichmentJob(provider: EnrichmentProvider): JobHandler<typeof ENRICH_JOB> {
   return {
     kind: ENRICH_JOB,
     retryDelayMs: (attempt) => RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] ?? 1_800_000,

@@ -1,5 +1,5 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { enqueue } from '../../jobs/queue.ts';
+import { enqueue, type JobKind } from '../../jobs/queue.ts';
 import * as accounts from '../../resources/accounts/service.ts';
 import type {
   EnrichmentFailure,
@@ -23,7 +23,13 @@ import { isFreeMailDomain } from './free-mail.ts';
 import type { Submitter } from './provider.ts';
 import type { FormEnrichedData } from './schema.ts';
 
-export const ENRICH_JOB = 'submissions.enrich';
+export const ENRICH_JOB = 'submissions.enrich' satisfies JobKind;
+
+declare module '../../jobs/queue.ts' {
+  interface JobPayloads {
+    'submissions.enrich': { formSubmissionId: string };
+  }
+}
 /** A provider that is down gets about 40 minutes (see the job's retry delays) before the submission fails. */
 export const ENRICH_ATTEMPTS = 5;
 

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Api } from '../../http/types.ts';
 import { AudienceVersionParams } from '../../resources/audiences/schema.ts';
+import type { LinkSigner } from '../../resources/files/service.ts';
 import { resolveImageUrls } from './images.ts';
 import { imageRefsOf, renderPage } from './render.ts';
 import { previewOf } from './service.ts';
@@ -13,7 +14,7 @@ const PREVIEW_POLICY =
   "default-src 'none'; img-src http: https: data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; sandbox";
 
 /** The preview of any version of an audience's page that has content. */
-export async function previewRoutes(api: Api): Promise<void> {
+export async function previewRoutes(api: Api, links: LinkSigner): Promise<void> {
   api.get(
     '/v0/pages/:page_id/audiences/:audience_id/versions/:version_id/preview',
     {
@@ -35,7 +36,7 @@ export async function previewRoutes(api: Api): Promise<void> {
     async (request, reply) => {
       const { page_id: pageId, audience_id: audienceId, version_id: versionId } = request.params;
       const view = await previewOf(request.tenantDb, pageId, audienceId, versionId);
-      const images = await resolveImageUrls(request.tenantDb, request.server, imageRefsOf(view));
+      const images = await resolveImageUrls(request.tenantDb, links, imageRefsOf(view));
       return reply
         .type('text/html; charset=utf-8')
         .header('Content-Security-Policy', PREVIEW_POLICY)

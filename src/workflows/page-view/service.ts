@@ -90,7 +90,7 @@ export async function resolvePageView(
   const brand = await brands.brandProfile(db, page.brandId);
   const { arm, visitorId } = holdoutArm(audience, visitor);
   const content =
-    arm === 'baseline' ? await audiences.baselineContent(db, audience.audienceId) : published.content;
+    arm === 'baseline' ? await audiences.storedBaselineContent(db, audience.audienceId) : published.content;
   return { tenant, db, link, page, audience, content, brand, arm, visitorId };
 }
 
