@@ -67,6 +67,14 @@ module.exports = {
       to: { path: ASSEMBLY },
     },
     {
+      name: 'migrations-are-frozen',
+      severity: 'error',
+      comment:
+        'A migration is history: it imports kysely, the runtime and its own folder (frozen/ helpers that never change), never live code whose change would change what it did (docs/architecture.md).',
+      from: { path: '^src/db/migrations/' },
+      to: { pathNot: '^(src/db/migrations/|node_modules/kysely/)', dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module nothing imports is dead code, or a module that was forgotten.',

@@ -1,5 +1,4 @@
 import {
-  type CreateTableBuilder,
   type Driver,
   type Expression,
   type Kysely,
@@ -16,8 +15,8 @@ import {
 } from 'kysely';
 
 /**
- * Everything that differs between SQLite and PostgreSQL lives here, so that migrations, stores
- * and services stay the same for both.
+ * Everything that differs between SQLite and PostgreSQL at run time lives here, so that stores and
+ * services stay the same for both (migrations keep their own DDL: src/db/migrations/index.ts).
  *
  * Substring search: each searchable table has an index beside it, `<table>_search`, whose entries
  * lead with the row's tenant, so that a tenant's entries are one range of it and its matches are
@@ -31,21 +30,11 @@ import {
  * a newline, which could match across two columns there) are checked row by row with LIKE or ILIKE,
  * on rows the caller bounds (see servesFromIndex and db/search.ts).
  *
- * Persons got their index in migration 0019, which writes its DDL out (and adds the `seq` that
- * SQLite's entries are keyed by, given by the index's insert trigger).
+ * The indexes are built by migrations: 0017 (src/db/migrations/frozen/search-index-v2.ts) and 0019
+ * for persons.
  */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
-  /** Starts a table whose rows are found by substring search: `id` text key plus what the index needs. */
-  searchableTable(db: Kysely<unknown>, table: string): CreateTableBuilder<string, 'id'>;
-  /**
-   * Builds the search index of `table` over `columns` from the rows there are, with the triggers
-   * that keep it: migrations 0001 to 0004 call it for their tables, and 0017 builds every index
-   * again, since those migrations made an earlier design of it before then.
-   */
-  createSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void>;
-  /** Drops the search index of `table`, of this design or the earlier one (see createSearchIndex). */
-  dropSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void>;
   /**
    * True when the search indexes serve `query`: three characters or more (on PostgreSQL, without a
    * newline). Any other query is checked row by row, so its caller bounds the rows it reads.
@@ -94,21 +83,6 @@ export interface Dialect {
    * later, and the caller's fault in no way.
    */
   isUnavailable(error: unknown): boolean;
-  /** Keeps `tenant_row_counts` up to date for `table` with triggers, so a tenant's total needs no count. */
-  createRowCounter(db: Kysely<unknown>, table: string): Promise<void>;
-  /**
-   * A row trigger that runs `statements` (SQL that may use NEW and OLD, portable between both
-   * databases) after each insert, delete or update of `table` for which `when` holds.
-   */
-  createTrigger(db: Kysely<unknown>, trigger: Trigger): Promise<void>;
-  /**
-   * A table read in runs of its primary key, as rollups are: SQLite stores its rows in the key's
-   * order (WITHOUT ROWID), so that a run is a few adjacent pages however the rows were written over
-   * time; PostgreSQL reads such a run through the key's index as it is.
-   */
-  keyOrderedTable<T extends string, C extends string>(
-    table: CreateTableBuilder<T, C>,
-  ): CreateTableBuilder<T, C>;
   /**
    * Makes a select of rows to claim skip rows other transactions hold (PostgreSQL), so that
    * concurrent workers each take different rows. SQLite has one writer at a time, so its claim
@@ -146,15 +120,6 @@ export interface IdRange {
   below?: string;
 }
 
-export interface Trigger {
-  name: string;
-  table: string;
-  /** `INSERT`, `DELETE`, or `UPDATE OF` and the columns whose change fires it. */
-  event: 'INSERT' | 'DELETE' | `UPDATE OF ${string}`;
-  when?: string;
-  statements: string[];
-}
-
 const MIN_INDEXED_QUERY = 3;
 
 /** Bits of an SQLite search rowid below the tenant's number: 2^40 seqs per table, 2^23 tenants. */
@@ -166,32 +131,6 @@ const COLUMN_SEPARATOR = '\n';
 
 function likePattern(query: string): string {
   return `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-/**
- * The tenants' numbers in search indexes, each given by the first trigger that indexes a row of the
- * tenant; `number` is the type of a key that the database gives itself.
- */
-async function createSearchTenants(db: Kysely<unknown>, number: string): Promise<void> {
-  await sql
-    .raw(
-      `CREATE TABLE IF NOT EXISTS search_tenants (number ${number} PRIMARY KEY, tenant_id text NOT NULL UNIQUE)`,
-    )
-    .execute(db);
-}
-
-/** Gives the tenant of `row` a number unless it has one (asking first: a conflict would spend a number). */
-function numberTenant(row: string): string {
-  return `INSERT INTO search_tenants (tenant_id) SELECT ${row}.tenant_id
-    WHERE NOT EXISTS (SELECT 1 FROM search_tenants WHERE tenant_id = ${row}.tenant_id) ON CONFLICT DO NOTHING`;
-}
-
-/** Every row's tenant, numbered: what the triggers do for the rows written before them. */
-async function numberTenantsOf(db: Kysely<unknown>, table: string): Promise<void> {
-  await sql
-    .raw(`INSERT INTO search_tenants (tenant_id) SELECT DISTINCT tenant_id FROM ${table}
-      WHERE tenant_id NOT IN (SELECT tenant_id FROM search_tenants) ON CONFLICT DO NOTHING`)
-    .execute(db);
 }
 
 function indexable(query: string): boolean {
@@ -272,68 +211,8 @@ function idsIn({ from, below }: IdRange) {
   return sql`${from === undefined ? sql`` : sql` AND id >= ${from}`}${below === undefined ? sql`` : sql` AND id < ${below}`}`;
 }
 
-async function sqliteTrigger(
-  db: Kysely<unknown>,
-  { name, table, event, when, statements }: Trigger,
-): Promise<void> {
-  const condition = when ? `WHEN ${when}` : '';
-  await sql
-    .raw(
-      `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${condition} BEGIN ${statements.join(';\n')}; END`,
-    )
-    .execute(db);
-}
-
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
-  searchableTable(db, table) {
-    return db.schema
-      .createTable(table)
-      .addColumn('seq', 'integer', (c) => c.primaryKey().autoIncrement())
-      .addColumn('id', 'text', (c) => c.notNull().unique());
-  },
-  async createSearchIndex(db, table, columns) {
-    const index = `${table}_search`;
-    const list = columns.join(', ');
-    const values = (row: string) => columns.map((c) => `${row}.${c}`).join(', ');
-    const rowid = (row: string) =>
-      `(SELECT number << ${SEQ_BITS} FROM search_tenants WHERE tenant_id = ${row}.tenant_id) + ${row}.seq`;
-    const add = `INSERT INTO ${index} (rowid, ${list}) VALUES (${rowid('new')}, ${values('new')})`;
-    const remove = `INSERT INTO ${index} (${index}, rowid, ${list}) VALUES ('delete', ${rowid('old')}, ${values('old')})`;
-    await createSearchTenants(db, 'integer');
-    // Without content, since a match reads the index alone, nor column sizes, since nothing ranks.
-    await sql
-      .raw(`CREATE VIRTUAL TABLE ${index} USING fts5(${list}, content='', columnsize=0, tokenize='trigram')`)
-      .execute(db);
-    await numberTenantsOf(db, table);
-    await sql
-      .raw(
-        `INSERT INTO ${index} (rowid, ${list}) SELECT ${rowid('existing')}, ${values('existing')} FROM ${table} AS existing`,
-      )
-      .execute(db);
-    await sqliteTrigger(db, {
-      table,
-      name: `${index}_insert`,
-      event: 'INSERT',
-      statements: [numberTenant('new'), add],
-    });
-    await sqliteTrigger(db, { table, name: `${index}_delete`, event: 'DELETE', statements: [remove] });
-    await sqliteTrigger(db, {
-      table,
-      name: `${index}_update`,
-      event: `UPDATE OF ${list}`,
-      statements: [remove, add],
-    });
-  },
-  async dropSearchIndex(db, table) {
-    // `<table>_fts`, kept by its triggers `<table>_fts_insert` and so on, is the earlier design.
-    for (const index of [`${table}_fts`, `${table}_search`]) {
-      for (const event of ['insert', 'delete', 'update']) {
-        await sql.raw(`DROP TRIGGER IF EXISTS ${index}_${event}`).execute(db);
-      }
-      await sql.raw(`DROP TABLE IF EXISTS ${index}`).execute(db);
-    }
-  },
   servesFromIndex: indexable,
   // SQLite's LIKE ignores case (of ASCII letters).
   containsText: (table, columns, query) => likeAny(table, columns, query, 'LIKE'),
@@ -359,18 +238,6 @@ export const sqliteDialect: Dialect = {
       return countScanning(db, tenantId, table, likeAny(table, columns, query, 'LIKE'), cap);
     return countUpTo(db, sql`SELECT 1 ${tenantEntries(table, query, tenantId)}`, cap);
   },
-  async createRowCounter(db, table) {
-    const bump = (row: 'new' | 'old', by: string) =>
-      `INSERT INTO tenant_row_counts (tenant_id, name, n) VALUES (${row}.tenant_id, '${table}', ${by})
-       ON CONFLICT (tenant_id, name) DO UPDATE SET n = n + ${by};`;
-    await sql
-      .raw(`CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table} BEGIN ${bump('new', '1')} END`)
-      .execute(db);
-    await sql
-      .raw(`CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table} BEGIN ${bump('old', '-1')} END`)
-      .execute(db);
-  },
-  createTrigger: sqliteTrigger,
   isUniqueViolation(error) {
     const code = (error as { code?: unknown })?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
@@ -379,7 +246,6 @@ export const sqliteDialect: Dialect = {
     const code = (error as { code?: unknown })?.code;
     return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
   },
-  keyOrderedTable: (table) => table.modifyEnd(sql`WITHOUT ROWID`),
   skipLocked: (query) => query,
   lockUntilCommit: async () => {},
   notify: async () => {},
@@ -453,78 +319,8 @@ function ofTenant(tenantId: string): Expression<SqlBool> {
   return sql<SqlBool>`tenant_number = (SELECT number FROM search_tenants WHERE tenant_id = ${tenantId})`;
 }
 
-async function postgresTrigger(
-  db: Kysely<unknown>,
-  { name, table, event, when, statements }: Trigger,
-): Promise<void> {
-  await sql
-    .raw(
-      `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${statements.join(';\n')}; RETURN NULL; END $$`,
-    )
-    .execute(db);
-  const condition = when ? `WHEN (${when})` : '';
-  await sql
-    .raw(
-      `CREATE TRIGGER ${name} AFTER ${event} ON ${table} FOR EACH ROW ${condition} EXECUTE FUNCTION ${name}()`,
-    )
-    .execute(db);
-}
-
 export const postgresDialect: Dialect = {
   name: 'postgres',
-  searchableTable(db, table) {
-    return db.schema.createTable(table).addColumn('id', 'text', (c) => c.primaryKey());
-  },
-  async createSearchIndex(db, table, columns) {
-    const index = `${table}_search`;
-    const content = (row: string) =>
-      `concat_ws(chr(10), ${columns.map((c) => `lower(${row}.${c})`).join(', ')})`;
-    await createSearchTenants(db, 'integer GENERATED BY DEFAULT AS IDENTITY');
-    await sql
-      .raw(
-        `CREATE TABLE ${index} (id text PRIMARY KEY, tenant_number integer NOT NULL, content text NOT NULL)`,
-      )
-      .execute(db);
-    await numberTenantsOf(db, table);
-    await sql
-      .raw(`INSERT INTO ${index} (id, tenant_number, content)
-        SELECT existing.id, tenant.number, ${content('existing')} FROM ${table} AS existing
-        JOIN search_tenants AS tenant ON tenant.tenant_id = existing.tenant_id`)
-      .execute(db);
-    await sql.raw(`CREATE INDEX ${index}_content ON ${index} USING gin (content gin_trgm_ops)`).execute(db);
-    await postgresTrigger(db, {
-      table,
-      name: `${index}_insert`,
-      event: 'INSERT',
-      statements: [
-        numberTenant('NEW'),
-        `INSERT INTO ${index} (id, tenant_number, content) VALUES (NEW.id,
-          (SELECT number FROM search_tenants WHERE tenant_id = NEW.tenant_id), ${content('NEW')})`,
-      ],
-    });
-    await postgresTrigger(db, {
-      table,
-      name: `${index}_update`,
-      event: `UPDATE OF ${columns.join(', ')}`,
-      statements: [`UPDATE ${index} SET content = ${content('NEW')} WHERE id = NEW.id`],
-    });
-    await postgresTrigger(db, {
-      table,
-      name: `${index}_delete`,
-      event: 'DELETE',
-      statements: [`DELETE FROM ${index} WHERE id = OLD.id`],
-    });
-  },
-  async dropSearchIndex(db, table, columns) {
-    // A GIN index on each column, `<table>_<column>_trgm`, is the earlier design.
-    for (const column of columns) await sql.raw(`DROP INDEX IF EXISTS ${table}_${column}_trgm`).execute(db);
-    const index = `${table}_search`;
-    for (const event of ['insert', 'update', 'delete']) {
-      await sql.raw(`DROP TRIGGER IF EXISTS ${index}_${event} ON ${table}`).execute(db);
-      await sql.raw(`DROP FUNCTION IF EXISTS ${index}_${event}()`).execute(db);
-    }
-    await sql.raw(`DROP TABLE IF EXISTS ${index}`).execute(db);
-  },
   servesFromIndex: postgresIndexable,
   containsText: (table, columns, query) => likeAny(table, columns, query, 'ILIKE'),
   substringMatch(table, columns, query, tenantId) {
@@ -544,26 +340,6 @@ export const postgresDialect: Dialect = {
       cap,
     );
   },
-  async createRowCounter(db, table) {
-    await sql
-      .raw(`CREATE FUNCTION ${table}_count() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF TG_OP = 'INSERT' THEN
-            INSERT INTO tenant_row_counts (tenant_id, name, n) VALUES (NEW.tenant_id, '${table}', 1)
-            ON CONFLICT (tenant_id, name) DO UPDATE SET n = tenant_row_counts.n + 1;
-          ELSE
-            UPDATE tenant_row_counts SET n = n - 1 WHERE tenant_id = OLD.tenant_id AND name = '${table}';
-          END IF;
-          RETURN NULL;
-        END $$`)
-      .execute(db);
-    await sql
-      .raw(
-        `CREATE TRIGGER ${table}_count AFTER INSERT OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${table}_count()`,
-      )
-      .execute(db);
-  },
-  createTrigger: postgresTrigger,
   isUniqueViolation(error) {
     return (error as { code?: unknown })?.code === '23505';
   },
@@ -574,7 +350,6 @@ export const postgresDialect: Dialect = {
       return true;
     return CONNECTION_LOST.test(error.message);
   },
-  keyOrderedTable: (table) => table,
   skipLocked: (query) => query.forUpdate().skipLocked(),
   async lockUntilCommit(db, key) {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);

@@ -22,7 +22,7 @@ import { TenantScopePlugin } from './tenant-scope.ts';
 // biome-ignore lint/suspicious/noExplicitAny: the one untyped door, narrowed by every store
 export type AnyTables = any;
 
-/** Rows per tenant of the tables that keep a counter (kept by triggers, see dialect.createRowCounter). */
+/** Rows per tenant of the tables that keep a counter (kept by triggers, see migration 0010). */
 export interface TenantRowCountsTable {
   tenant_id: string;
   name: string;
