@@ -11,7 +11,7 @@ import {
   type UpdateResult,
 } from 'kysely';
 import { DeferredTransaction } from './deferred-transaction.ts';
-import type { Dialect } from './dialect.ts';
+import type { Engine, ErrorClassifier, SearchDialect } from './engine.ts';
 import { TenantScopePlugin } from './tenant-scope.ts';
 
 /**
@@ -72,13 +72,23 @@ export class TenantDb<Tables = AnyTables> {
   private constructor(
     readonly tenantId: string,
     private readonly db: Kysely<Tables>,
-    readonly dialect: Dialect,
+    private readonly engine: Engine,
     private readonly transactionState?: TransactionState,
   ) {}
 
   /** `db` limited to the tenant `tenantId`. */
-  static scoped<Tables>(tenantId: string, db: Kysely<Tables>, dialect: Dialect): TenantDb<Tables> {
-    return new TenantDb(tenantId, db.withPlugin(new TenantScopePlugin(tenantId)), dialect);
+  static scoped<Tables>(tenantId: string, db: Kysely<Tables>, engine: Engine): TenantDb<Tables> {
+    return new TenantDb(tenantId, db.withPlugin(new TenantScopePlugin(tenantId)), engine);
+  }
+
+  /** Substring search expressions of this database (db/engine.ts). */
+  get search(): SearchDialect {
+    return this.engine.search;
+  }
+
+  /** What a failed statement's error says (db/engine.ts). */
+  get errors(): ErrorClassifier {
+    return this.engine.errors;
   }
 
   selectFrom<T extends TenantTable<Tables>>(table: T): SelectQueryBuilder<Tables, T, object> {
@@ -131,7 +141,7 @@ export class TenantDb<Tables = AnyTables> {
 
   /**
    * How many of the tenant's rows of `table` hold `query` in one of `columns`, as
-   * Dialect.substringMatch matches, counted in the table's search index alone; with `cap`, counting
+   * SearchDialect.substringMatch matches, counted in the table's search index alone; with `cap`, counting
    * stops past `cap` matches (the answer is then `cap + 1`).
    */
   countSubstringMatches(
@@ -140,7 +150,7 @@ export class TenantDb<Tables = AnyTables> {
     query: string,
     cap?: number,
   ): Promise<number> {
-    return this.dialect.countSubstringMatches(
+    return this.engine.search.countSubstringMatches(
       this.db as Kysely<unknown>,
       this.tenantId,
       table,
@@ -156,7 +166,7 @@ export class TenantDb<Tables = AnyTables> {
    * is made by one transaction at a time.
    */
   async lock(name: string): Promise<void> {
-    await this.dialect.lockUntilCommit(this.db as Kysely<unknown>, `${this.tenantId}:${name}`);
+    await this.engine.locks.lockUntilCommit(this.db as Kysely<unknown>, `${this.tenantId}:${name}`);
   }
 
   /**
@@ -169,7 +179,7 @@ export class TenantDb<Tables = AnyTables> {
       try {
         return await this.transaction(work);
       } catch (error) {
-        if (!this.dialect.isUniqueViolation(error) || attempt >= attempts) throw error;
+        if (!this.errors.isUniqueViolation(error) || attempt >= attempts) throw error;
       }
     }
   }
@@ -185,7 +195,7 @@ export class TenantDb<Tables = AnyTables> {
     const state = newTransactionState();
     const result = await this.db
       .transaction()
-      .execute((trx) => work(new TenantDb(this.tenantId, trx, this.dialect, state)));
+      .execute((trx) => work(new TenantDb(this.tenantId, trx, this.engine, state)));
     for (const callback of state.committed) callback();
     return result;
   }
@@ -196,7 +206,7 @@ export class TenantDb<Tables = AnyTables> {
   ): Promise<R> {
     // Counted from before SAVEPOINT to after RELEASE: a deferred transaction puts no statement of
     // a nested one, these included, under a savepoint of its own.
-    const name = sql.raw(`nested_${++state.depth}`);
+    const name = sql.id(`nested_${++state.depth}`);
     // What the savepoint's work asks for at commit is undone with it: its callbacks are dropped,
     // and a channel it told (whose NOTIFY the rollback discards) may be told again.
     const committed = state.committed.length;
@@ -228,13 +238,13 @@ export class TenantDb<Tables = AnyTables> {
     const state = newTransactionState();
     const deferred = new DeferredTransaction(
       this.db.withoutPlugins() as Kysely<unknown>,
-      this.dialect,
+      this.engine.statements,
       () => state.depth > 0,
     );
     const db = new TenantDb(
       this.tenantId,
       (deferred.db as Kysely<Tables>).withPlugin(new TenantScopePlugin(this.tenantId)),
-      this.dialect,
+      this.engine,
       state,
     );
     return {
@@ -266,6 +276,6 @@ export class TenantDb<Tables = AnyTables> {
   async notify(channel: string): Promise<void> {
     if (this.transactionState?.notified.has(channel)) return;
     this.transactionState?.notified.add(channel);
-    await this.dialect.notify(this.db as Kysely<unknown>, channel);
+    await this.engine.notifier.notify(this.db as Kysely<unknown>, channel);
   }
 }

@@ -140,7 +140,7 @@ describe('upgrading a database made before migrations 0011 to 0015', () => {
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
       expect(applied).toEqual(
-        Object.keys(await migrationsFor(database.dialect.name)).filter((name) => name >= '0011'),
+        Object.keys(await migrationsFor(database.engine)).filter((name) => name >= '0011'),
       );
 
       const accounts = await db
@@ -234,7 +234,7 @@ describe('upgrading a database made before migration 0016', () => {
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
       expect(applied).toEqual(
-        Object.keys(await migrationsFor(database.dialect.name)).filter((name) => name >= '0016'),
+        Object.keys(await migrationsFor(database.engine)).filter((name) => name >= '0016'),
       );
 
       const daily = async () =>

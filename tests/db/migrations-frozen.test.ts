@@ -45,7 +45,7 @@ async function close({ database, environment }: Built): Promise<void> {
 
 /** Runs the migrations one at a time, each on its own, as upgrades from every earlier step would. */
 async function migrateStepByStep(database: Database): Promise<string[]> {
-  const migrations = await migrationsFor(database.dialect.name);
+  const migrations = await migrationsFor(database.engine);
   const migrator = new Migrator({
     db: database.acrossTenants,
     provider: { getMigrations: async () => migrations },
@@ -162,7 +162,7 @@ describe('migrations are frozen history', () => {
     const fresh = await emptyDatabase();
     try {
       const applied = await migrateStepByStep(stepwise.database);
-      expect(applied).toEqual(Object.keys(await migrationsFor(stepwise.database.dialect.name)));
+      expect(applied).toEqual(Object.keys(await migrationsFor(stepwise.database.engine)));
       await migrateToLatest(fresh.database);
 
       const schema = await schemaOf(fresh.database);

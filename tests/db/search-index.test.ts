@@ -30,7 +30,7 @@ describe('substring search index', () => {
   }
 
   function accountSearch(tenantId?: string) {
-    const where = database.dialect.substringMatch('accounts', ACCOUNT_COLUMNS, 'widget', tenantId);
+    const where = database.search.substringMatch('accounts', ACCOUNT_COLUMNS, 'widget', tenantId);
     return database.acrossTenants.selectFrom('accounts').select('id').where(where).compile();
   }
 
@@ -49,7 +49,7 @@ describe('substring search index', () => {
   });
 
   it('serves person search of three characters or more from the trigram index, not a scan', async () => {
-    const where = database.dialect.substringMatch('persons', PERSON_COLUMNS, 'hopper', 'tenant_1');
+    const where = database.search.substringMatch('persons', PERSON_COLUMNS, 'hopper', 'tenant_1');
     const plan = await planOf(
       database.acrossTenants.selectFrom('persons').select('id').where(where).compile(),
     );
@@ -70,7 +70,7 @@ describe('substring search index', () => {
   ])(
     'looks for a person search %s near the cursor in a stretch of ids, through an index',
     async (_label, query) => {
-      const where = database.dialect.substringMatchBetween('persons', PERSON_COLUMNS, query, 'tenant_1', {
+      const where = database.search.substringMatchBetween('persons', PERSON_COLUMNS, query, 'tenant_1', {
         from: 'person_0',
         below: 'person_1',
       });
@@ -96,7 +96,7 @@ describe('substring search index', () => {
   );
 
   it('reads only the stretch of the index that a range of ids covers (SQLite), or those rows (PostgreSQL)', async () => {
-    const where = database.dialect.substringMatchBetween('accounts', ACCOUNT_COLUMNS, 'widget', 'tenant_1', {
+    const where = database.search.substringMatchBetween('accounts', ACCOUNT_COLUMNS, 'widget', 'tenant_1', {
       from: 'account_0',
       below: 'account_1',
     });
@@ -249,7 +249,7 @@ describe('upgrading a database whose search indexes are of the earlier design (b
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
       expect(applied).toEqual(
-        Object.keys(await migrationsFor(database.dialect.name)).filter((name) => name >= '0017'),
+        Object.keys(await migrationsFor(database.engine)).filter((name) => name >= '0017'),
       );
       expect(await earlierSearchIndexes(db)).toEqual([]);
 
@@ -270,7 +270,7 @@ describe('upgrading a database whose search indexes are of the earlier design (b
           .forTenant(tenant)
           .selectFrom('accounts')
           .select('id')
-          .where(database.dialect.substringMatch('accounts', ACCOUNT_COLUMNS, query, tenant))
+          .where(database.search.substringMatch('accounts', ACCOUNT_COLUMNS, query, tenant))
           .orderBy('id')
           .execute();
       expect(await matching('t1', 'rocket')).toEqual([{ id: 't1_a1' }]);
@@ -339,7 +339,7 @@ describe('upgrading a database made before persons had a search index (migration
           .forTenant(tenant)
           .selectFrom('persons')
           .select('id')
-          .where(database.dialect.substringMatch('persons', PERSON_COLUMNS, query, tenant))
+          .where(database.search.substringMatch('persons', PERSON_COLUMNS, query, tenant))
           .orderBy('id')
           .execute()
           .then((rows) => rows.map((row) => row.id));

@@ -3,7 +3,7 @@ import type { Engine } from './frozen/engine.ts';
 
 /**
  * A search index for persons' `query` (name and email), of the design the other searchable tables
- * have had since 0017 (see Dialect.createSearchIndex): its entries lead with the tenant's number in
+ * have had since 0017 (see frozen/search-index-v2.ts): its entries lead with the tenant's number in
  * `search_tenants`, so that a tenant's matches are found and counted in the index alone. The DDL is
  * written out here, as it was when this migration was made, so that later changes of the live code
  * do not change what this step did.
