@@ -10,7 +10,7 @@ import type {
 } from './engine.ts';
 import { openPostgres } from './postgres/open.ts';
 import { openSqlite } from './sqlite/open.ts';
-import { type AnyTables, TenantDb } from './tenant-db.ts';
+import { type AnyTables, type NoTables, TenantDb } from './tenant-db.ts';
 
 export type { PoolUse } from './engine.ts';
 export { sqliteFile } from './sqlite/open.ts';
@@ -46,8 +46,12 @@ export class Database {
     return this.opened.engine.locks;
   }
 
-  forTenant(tenantId: string): TenantDb {
-    return TenantDb.scoped(tenantId, this.acrossTenants, this.opened.engine);
+  /**
+   * The tenant's handle. Services pass it along without naming tables (TenantDb<NoTables> starts
+   * no statement); a store takes it as TenantDb<ItsTables>. Tests may name the tables they read.
+   */
+  forTenant<Tables = NoTables>(tenantId: string): TenantDb<Tables> {
+    return TenantDb.scoped<Tables>(tenantId, this.acrossTenants, this.opened.engine);
   }
 
   /** The same database with a Kysely plugin on every statement (tests count queries with one). */

@@ -43,7 +43,7 @@ type Rows = SelectQueryBuilder<AnyTables, any, any>;
  * no request reads more than NEAREST_ROWS rows.
  */
 export async function matchingPage<R>(
-  db: TenantDb,
+  db: Pick<TenantDb, 'search' | 'tenantId'>,
   candidates: Rows,
   select: (rows: Rows) => SelectQueryBuilder<AnyTables, string, R>,
   search: Search,

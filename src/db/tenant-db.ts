@@ -15,12 +15,29 @@ import type { Engine, ErrorClassifier, SearchDialect } from './engine.ts';
 import { TenantScopePlugin } from './tenant-scope.ts';
 
 /**
- * Tables as a caller that has not said which it uses sees them. Services pass a TenantDb along
- * without querying it; each store names the tables it owns (`TenantDb<PersonsTables>`), so that it
- * is typed on them and on nothing else.
+ * Tables as a caller that has not said which it uses sees them: none. Services pass a TenantDb
+ * along without querying it (any statement it starts is a type error); each store names the tables
+ * it owns (`TenantDb<PersonsTables>`), so that it is typed on them and on nothing else, and the
+ * services' handle is accepted there as it is.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the one untyped door, narrowed by every store
+export type NoTables = never;
+
+/**
+ * Tables as `Database.acrossTenants` sees them: the one door still untyped, used by the work of no
+ * one tenant (migrations, jobs' claims, purges, the CLI).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: acrossTenants is typed by its callers' parameters
 export type AnyTables = any;
+
+/**
+ * What a method of TenantDb that starts a statement gives back: `Builder` for a handle that named
+ * its tables, nothing (never) for one that did not, which cannot start one anyway. So a service's
+ * handle, TenantDb<NoTables>, is accepted where a store asks for TenantDb<ItsTables>.
+ */
+type Typed<Tables, Builder> = [Tables] extends [never] ? never : Builder;
+
+/** How TenantDb holds its connection: any table, typed by the methods that start a statement. */
+type UntypedTables = Record<string, Record<string, unknown>>;
 
 /** Rows per tenant of the tables that keep a counter (kept by triggers, see migration 0010). */
 export interface TenantRowCountsTable {
@@ -60,6 +77,11 @@ export type TenantTable<Tables> = {
 }[keyof Tables] &
   string;
 
+/** `db` as TenantDb holds it: the tables are typed by TenantDb's own methods. */
+function untyped(db: Kysely<unknown>): Kysely<UntypedTables> {
+  return db as Kysely<UntypedTables>;
+}
+
 export type TenantInsert<Tables, T extends keyof Tables> = Omit<Insertable<Tables[T]>, 'tenant_id'>;
 
 /**
@@ -68,17 +90,17 @@ export type TenantInsert<Tables, T extends keyof Tables> = Omit<Insertable<Table
  * a statement reads, changes or joins, subqueries included. A store cannot forget the tenant, and
  * a join cannot reach another tenant's row through an id that happens to collide.
  */
-export class TenantDb<Tables = AnyTables> {
+export class TenantDb<Tables = NoTables> {
   private constructor(
     readonly tenantId: string,
-    private readonly db: Kysely<Tables>,
+    private readonly db: Kysely<UntypedTables>,
     private readonly engine: Engine,
     private readonly transactionState?: TransactionState,
   ) {}
 
   /** `db` limited to the tenant `tenantId`. */
-  static scoped<Tables>(tenantId: string, db: Kysely<Tables>, engine: Engine): TenantDb<Tables> {
-    return new TenantDb(tenantId, db.withPlugin(new TenantScopePlugin(tenantId)), engine);
+  static scoped<Tables>(tenantId: string, db: Kysely<unknown>, engine: Engine): TenantDb<Tables> {
+    return new TenantDb<Tables>(tenantId, untyped(db).withPlugin(new TenantScopePlugin(tenantId)), engine);
   }
 
   /** Substring search expressions of this database (db/engine.ts). */
@@ -91,24 +113,34 @@ export class TenantDb<Tables = AnyTables> {
     return this.engine.errors;
   }
 
-  selectFrom<T extends TenantTable<Tables>>(table: T): SelectQueryBuilder<Tables, T, object> {
-    return this.db.selectFrom(table as never) as unknown as SelectQueryBuilder<Tables, T, object>;
+  selectFrom<T extends TenantTable<Tables>>(table: T): Typed<Tables, SelectQueryBuilder<Tables, T, object>> {
+    return this.db.selectFrom(table) as unknown as Typed<Tables, SelectQueryBuilder<Tables, T, object>>;
   }
 
-  updateTable<T extends TenantTable<Tables>>(table: T): UpdateQueryBuilder<Tables, T, T, UpdateResult> {
-    return this.db.updateTable(table as never) as unknown as UpdateQueryBuilder<Tables, T, T, UpdateResult>;
+  updateTable<T extends TenantTable<Tables>>(
+    table: T,
+  ): Typed<Tables, UpdateQueryBuilder<Tables, T, T, UpdateResult>> {
+    return this.db.updateTable(table) as unknown as Typed<
+      Tables,
+      UpdateQueryBuilder<Tables, T, T, UpdateResult>
+    >;
   }
 
-  deleteFrom<T extends TenantTable<Tables>>(table: T): DeleteQueryBuilder<Tables, T, DeleteResult> {
-    return this.db.deleteFrom(table as never) as unknown as DeleteQueryBuilder<Tables, T, DeleteResult>;
+  deleteFrom<T extends TenantTable<Tables>>(
+    table: T,
+  ): Typed<Tables, DeleteQueryBuilder<Tables, T, DeleteResult>> {
+    return this.db.deleteFrom(table) as unknown as Typed<Tables, DeleteQueryBuilder<Tables, T, DeleteResult>>;
   }
 
   insertInto<T extends TenantTable<Tables>>(
     table: T,
     rows: TenantInsert<Tables, T> | TenantInsert<Tables, T>[],
-  ): InsertQueryBuilder<Tables, T, InsertResult> {
+  ): Typed<Tables, InsertQueryBuilder<Tables, T, InsertResult>> {
     const owned = (Array.isArray(rows) ? rows : [rows]).map((row) => ({ ...row, tenant_id: this.tenantId }));
-    return this.db.insertInto(table).values(owned as unknown as Insertable<Tables[T]>[]);
+    return this.db.insertInto(table).values(owned) as unknown as Typed<
+      Tables,
+      InsertQueryBuilder<Tables, T, InsertResult>
+    >;
   }
 
   /**
@@ -122,7 +154,7 @@ export class TenantDb<Tables = AnyTables> {
     const rows = query
       .select(sql<number>`1`.as('one'))
       .$if(cap !== undefined, (q) => q.limit((cap ?? 0) + 1));
-    const result = await (this.db as Kysely<AnyTables>)
+    const result = await this.db
       .selectFrom(rows.as('counted'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
@@ -243,7 +275,7 @@ export class TenantDb<Tables = AnyTables> {
     );
     const db = new TenantDb(
       this.tenantId,
-      (deferred.db as Kysely<Tables>).withPlugin(new TenantScopePlugin(this.tenantId)),
+      untyped(deferred.db).withPlugin(new TenantScopePlugin(this.tenantId)),
       this.engine,
       state,
     );

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
+import type { AccountsTables } from '../../src/resources/accounts/tables.ts';
+import type { PersonsTables } from '../../src/resources/persons/tables.ts';
 import { databaseBefore, rawPageRow } from '../helpers/migrations.ts';
 import { onPostgres, testDatabase } from '../helpers/server.ts';
 
@@ -267,7 +269,7 @@ describe('upgrading a database whose search indexes are of the earlier design (b
 
       const matching = (tenant: string, query: string) =>
         database
-          .forTenant(tenant)
+          .forTenant<AccountsTables>(tenant)
           .selectFrom('accounts')
           .select('id')
           .where(database.search.substringMatch('accounts', ACCOUNT_COLUMNS, query, tenant))
@@ -336,7 +338,7 @@ describe('upgrading a database made before persons had a search index (migration
 
       const matching = (tenant: string, query: string) =>
         database
-          .forTenant(tenant)
+          .forTenant<PersonsTables>(tenant)
           .selectFrom('persons')
           .select('id')
           .where(database.search.substringMatch('persons', PERSON_COLUMNS, query, tenant))
