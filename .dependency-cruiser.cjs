@@ -67,6 +67,30 @@ module.exports = {
       to: { path: ASSEMBLY },
     },
     {
+      name: 'tables-stay-in-their-resource',
+      severity: 'error',
+      comment:
+        "A resource's tables and its SQL are its own: only files inside src/resources/<name>/ import its store.ts and tables.ts (between resources, resources-are-leaves forbids every import). Others call its service.",
+      from: { path: '^src/', pathNot: '^src/resources/' },
+      to: { path: '^src/resources/[^/]+/(store|tables)[.]ts$' },
+    },
+    {
+      name: 'job-tables-stay-in-jobs',
+      severity: 'error',
+      comment:
+        "The queue's tables and SQL are its own: only src/jobs/ imports jobs/store.ts and jobs/tables.ts.",
+      from: { path: '^src/', pathNot: '^src/jobs/' },
+      to: { path: '^src/jobs/(store|tables)[.]ts$' },
+    },
+    {
+      name: 'migrations-are-frozen',
+      severity: 'error',
+      comment:
+        'A migration is history: it imports kysely, the runtime and its own folder (frozen/ helpers that never change), never live code whose change would change what it did (docs/architecture.md).',
+      from: { path: '^src/db/migrations/' },
+      to: { pathNot: '^(src/db/migrations/|node_modules/kysely/)', dependencyTypesNot: ['core'] },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A module nothing imports is dead code, or a module that was forgotten.',

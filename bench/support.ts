@@ -82,7 +82,7 @@ export async function rollUpSessions({ database, tenant }: Bench): Promise<void>
       sum(CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END), sum(CASE WHEN form_submits > 0 THEN 1 ELSE 0 END)
     FROM sessions WHERE tenant_id = ${tenant.tenantId} GROUP BY tenant_id, audience_id, ${hour}, arm
     ORDER BY ${hour}, audience_id, arm`.execute(database.acrossTenants);
-  if (database.dialect.name === 'postgres') {
+  if (database.engine === 'postgres') {
     await sql`VACUUM FULL audience_daily_stats`.execute(database.acrossTenants);
   }
   await refreshStatistics(database);
@@ -91,7 +91,7 @@ export async function rollUpSessions({ database, tenant }: Bench): Promise<void>
 /** What the hourly statistics refresh (SQLite) or autovacuum (PostgreSQL) does in a running deployment. */
 export async function refreshStatistics(database: Database): Promise<void> {
   await sql
-    .raw(database.dialect.name === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
+    .raw(database.engine === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
     .execute(database.acrossTenants);
 }
 

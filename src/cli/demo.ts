@@ -19,8 +19,8 @@ import { createPage, getPage, publishPage, searchPageItems } from '../resources/
 import { addNote } from '../resources/persons/log-service.ts';
 import type { Person } from '../resources/persons/schema.ts';
 import { createPerson, listAllPersons } from '../resources/persons/service.ts';
+import type { Arm } from '../resources/sessions/arm.ts';
 import type { SessionEvent } from '../resources/sessions/schema.ts';
-import type { Arm } from '../resources/sessions/tables.ts';
 import { DEFAULT_TENANT_SLUG, getTenant, type Tenant } from '../resources/tenants/service.ts';
 import { addTopicEntry, createTopic, searchTopicItems } from '../resources/topics/service.ts';
 import { resolveSecret } from '../secret.ts';

@@ -8,7 +8,7 @@ import {
   SelectQueryNode,
   sql,
 } from 'kysely';
-import type { Dialect } from './dialect.ts';
+import type { StatementDialect } from './engine.ts';
 
 type Run = (query: CompiledQuery) => Promise<QueryResult<unknown>>;
 
@@ -75,7 +75,7 @@ export class DeferredTransaction {
   /** `nested` tells whether a transaction nested in this one (a savepoint) is open now. */
   constructor(
     private readonly base: Kysely<unknown>,
-    private readonly dialect: Dialect,
+    private readonly dialect: StatementDialect,
     private readonly nested: () => boolean,
   ) {
     this.db = new Kysely({ dialect: dialect.kyselyDialect(new DeferringDriver((query) => this.run(query))) });

@@ -32,7 +32,7 @@ async function followRenames(db: Kysely<unknown>): Promise<void> {
  * node that loses the race retries and finds the work done.
  */
 export async function migrateToLatest(database: Database): Promise<MigrationResult[]> {
-  const migrations = await migrationsFor(database.dialect);
+  const migrations = await migrationsFor(database.engine);
   const migrator = new Migrator({
     db: database.acrossTenants,
     provider: { getMigrations: async () => migrations },

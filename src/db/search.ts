@@ -43,7 +43,7 @@ type Rows = SelectQueryBuilder<AnyTables, any, any>;
  * no request reads more than NEAREST_ROWS rows.
  */
 export async function matchingPage<R>(
-  db: TenantDb,
+  db: Pick<TenantDb, 'search' | 'tenantId'>,
   candidates: Rows,
   select: (rows: Rows) => SelectQueryBuilder<AnyTables, string, R>,
   search: Search,
@@ -63,15 +63,15 @@ export async function matchingPage<R>(
   const nearest = from === undefined ? candidates : candidates.where(id, '>=', from);
   const near = await descendingAfter(
     select(
-      nearest.where(db.dialect.substringMatchBetween(table, columns, query, db.tenantId, { from, below })),
+      nearest.where(db.search.substringMatchBetween(table, columns, query, db.tenantId, { from, below })),
     ),
     id,
     page,
   );
   if (from === undefined || near.length > page.limit) return { rows: near };
-  if (!db.dialect.servesFromIndex(query)) return { rows: near, resumeBelow: from };
+  if (!db.search.servesFromIndex(query)) return { rows: near, resumeBelow: from };
   const older = await descendingAfter(
-    select(candidates.where(db.dialect.substringMatch(table, columns, query, db.tenantId))),
+    select(candidates.where(db.search.substringMatch(table, columns, query, db.tenantId))),
     id,
     { limit: page.limit - near.length, after: [from] },
   );

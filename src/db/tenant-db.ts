@@ -11,18 +11,35 @@ import {
   type UpdateResult,
 } from 'kysely';
 import { DeferredTransaction } from './deferred-transaction.ts';
-import type { Dialect } from './dialect.ts';
+import type { Engine, ErrorClassifier, SearchDialect } from './engine.ts';
 import { TenantScopePlugin } from './tenant-scope.ts';
 
 /**
- * Tables as a caller that has not said which it uses sees them. Services pass a TenantDb along
- * without querying it; each store names the tables it owns (`TenantDb<PersonsTables>`), so that it
- * is typed on them and on nothing else.
+ * Tables as a caller that has not said which it uses sees them: none. Services pass a TenantDb
+ * along without querying it (any statement it starts is a type error); each store names the tables
+ * it owns (`TenantDb<PersonsTables>`), so that it is typed on them and on nothing else, and the
+ * services' handle is accepted there as it is.
  */
-// biome-ignore lint/suspicious/noExplicitAny: the one untyped door, narrowed by every store
+export type NoTables = never;
+
+/**
+ * Tables as `Database.acrossTenants` sees them: the one door still untyped, used by the work of no
+ * one tenant (migrations, jobs' claims, purges, the CLI).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: acrossTenants is typed by its callers' parameters
 export type AnyTables = any;
 
-/** Rows per tenant of the tables that keep a counter (kept by triggers, see dialect.createRowCounter). */
+/**
+ * What a method of TenantDb that starts a statement gives back: `Builder` for a handle that named
+ * its tables, nothing (never) for one that did not, which cannot start one anyway. So a service's
+ * handle, TenantDb<NoTables>, is accepted where a store asks for TenantDb<ItsTables>.
+ */
+type Typed<Tables, Builder> = [Tables] extends [never] ? never : Builder;
+
+/** How TenantDb holds its connection: any table, typed by the methods that start a statement. */
+type UntypedTables = Record<string, Record<string, unknown>>;
+
+/** Rows per tenant of the tables that keep a counter (kept by triggers, see migration 0010). */
 export interface TenantRowCountsTable {
   tenant_id: string;
   name: string;
@@ -60,6 +77,11 @@ export type TenantTable<Tables> = {
 }[keyof Tables] &
   string;
 
+/** `db` as TenantDb holds it: the tables are typed by TenantDb's own methods. */
+function untyped(db: Kysely<unknown>): Kysely<UntypedTables> {
+  return db as Kysely<UntypedTables>;
+}
+
 export type TenantInsert<Tables, T extends keyof Tables> = Omit<Insertable<Tables[T]>, 'tenant_id'>;
 
 /**
@@ -68,37 +90,57 @@ export type TenantInsert<Tables, T extends keyof Tables> = Omit<Insertable<Table
  * a statement reads, changes or joins, subqueries included. A store cannot forget the tenant, and
  * a join cannot reach another tenant's row through an id that happens to collide.
  */
-export class TenantDb<Tables = AnyTables> {
+export class TenantDb<Tables = NoTables> {
   private constructor(
     readonly tenantId: string,
-    private readonly db: Kysely<Tables>,
-    readonly dialect: Dialect,
+    private readonly db: Kysely<UntypedTables>,
+    private readonly engine: Engine,
     private readonly transactionState?: TransactionState,
   ) {}
 
   /** `db` limited to the tenant `tenantId`. */
-  static scoped<Tables>(tenantId: string, db: Kysely<Tables>, dialect: Dialect): TenantDb<Tables> {
-    return new TenantDb(tenantId, db.withPlugin(new TenantScopePlugin(tenantId)), dialect);
+  static scoped<Tables>(tenantId: string, db: Kysely<unknown>, engine: Engine): TenantDb<Tables> {
+    return new TenantDb<Tables>(tenantId, untyped(db).withPlugin(new TenantScopePlugin(tenantId)), engine);
   }
 
-  selectFrom<T extends TenantTable<Tables>>(table: T): SelectQueryBuilder<Tables, T, object> {
-    return this.db.selectFrom(table as never) as unknown as SelectQueryBuilder<Tables, T, object>;
+  /** Substring search expressions of this database (db/engine.ts). */
+  get search(): SearchDialect {
+    return this.engine.search;
   }
 
-  updateTable<T extends TenantTable<Tables>>(table: T): UpdateQueryBuilder<Tables, T, T, UpdateResult> {
-    return this.db.updateTable(table as never) as unknown as UpdateQueryBuilder<Tables, T, T, UpdateResult>;
+  /** What a failed statement's error says (db/engine.ts). */
+  get errors(): ErrorClassifier {
+    return this.engine.errors;
   }
 
-  deleteFrom<T extends TenantTable<Tables>>(table: T): DeleteQueryBuilder<Tables, T, DeleteResult> {
-    return this.db.deleteFrom(table as never) as unknown as DeleteQueryBuilder<Tables, T, DeleteResult>;
+  selectFrom<T extends TenantTable<Tables>>(table: T): Typed<Tables, SelectQueryBuilder<Tables, T, object>> {
+    return this.db.selectFrom(table) as unknown as Typed<Tables, SelectQueryBuilder<Tables, T, object>>;
+  }
+
+  updateTable<T extends TenantTable<Tables>>(
+    table: T,
+  ): Typed<Tables, UpdateQueryBuilder<Tables, T, T, UpdateResult>> {
+    return this.db.updateTable(table) as unknown as Typed<
+      Tables,
+      UpdateQueryBuilder<Tables, T, T, UpdateResult>
+    >;
+  }
+
+  deleteFrom<T extends TenantTable<Tables>>(
+    table: T,
+  ): Typed<Tables, DeleteQueryBuilder<Tables, T, DeleteResult>> {
+    return this.db.deleteFrom(table) as unknown as Typed<Tables, DeleteQueryBuilder<Tables, T, DeleteResult>>;
   }
 
   insertInto<T extends TenantTable<Tables>>(
     table: T,
     rows: TenantInsert<Tables, T> | TenantInsert<Tables, T>[],
-  ): InsertQueryBuilder<Tables, T, InsertResult> {
+  ): Typed<Tables, InsertQueryBuilder<Tables, T, InsertResult>> {
     const owned = (Array.isArray(rows) ? rows : [rows]).map((row) => ({ ...row, tenant_id: this.tenantId }));
-    return this.db.insertInto(table).values(owned as unknown as Insertable<Tables[T]>[]);
+    return this.db.insertInto(table).values(owned) as unknown as Typed<
+      Tables,
+      InsertQueryBuilder<Tables, T, InsertResult>
+    >;
   }
 
   /**
@@ -112,7 +154,7 @@ export class TenantDb<Tables = AnyTables> {
     const rows = query
       .select(sql<number>`1`.as('one'))
       .$if(cap !== undefined, (q) => q.limit((cap ?? 0) + 1));
-    const result = await (this.db as Kysely<AnyTables>)
+    const result = await this.db
       .selectFrom(rows.as('counted'))
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
@@ -131,7 +173,7 @@ export class TenantDb<Tables = AnyTables> {
 
   /**
    * How many of the tenant's rows of `table` hold `query` in one of `columns`, as
-   * Dialect.substringMatch matches, counted in the table's search index alone; with `cap`, counting
+   * SearchDialect.substringMatch matches, counted in the table's search index alone; with `cap`, counting
    * stops past `cap` matches (the answer is then `cap + 1`).
    */
   countSubstringMatches(
@@ -140,7 +182,7 @@ export class TenantDb<Tables = AnyTables> {
     query: string,
     cap?: number,
   ): Promise<number> {
-    return this.dialect.countSubstringMatches(
+    return this.engine.search.countSubstringMatches(
       this.db as Kysely<unknown>,
       this.tenantId,
       table,
@@ -156,7 +198,7 @@ export class TenantDb<Tables = AnyTables> {
    * is made by one transaction at a time.
    */
   async lock(name: string): Promise<void> {
-    await this.dialect.lockUntilCommit(this.db as Kysely<unknown>, `${this.tenantId}:${name}`);
+    await this.engine.locks.lockUntilCommit(this.db as Kysely<unknown>, `${this.tenantId}:${name}`);
   }
 
   /**
@@ -169,7 +211,7 @@ export class TenantDb<Tables = AnyTables> {
       try {
         return await this.transaction(work);
       } catch (error) {
-        if (!this.dialect.isUniqueViolation(error) || attempt >= attempts) throw error;
+        if (!this.errors.isUniqueViolation(error) || attempt >= attempts) throw error;
       }
     }
   }
@@ -185,7 +227,7 @@ export class TenantDb<Tables = AnyTables> {
     const state = newTransactionState();
     const result = await this.db
       .transaction()
-      .execute((trx) => work(new TenantDb(this.tenantId, trx, this.dialect, state)));
+      .execute((trx) => work(new TenantDb(this.tenantId, trx, this.engine, state)));
     for (const callback of state.committed) callback();
     return result;
   }
@@ -196,7 +238,7 @@ export class TenantDb<Tables = AnyTables> {
   ): Promise<R> {
     // Counted from before SAVEPOINT to after RELEASE: a deferred transaction puts no statement of
     // a nested one, these included, under a savepoint of its own.
-    const name = sql.raw(`nested_${++state.depth}`);
+    const name = sql.id(`nested_${++state.depth}`);
     // What the savepoint's work asks for at commit is undone with it: its callbacks are dropped,
     // and a channel it told (whose NOTIFY the rollback discards) may be told again.
     const committed = state.committed.length;
@@ -228,13 +270,13 @@ export class TenantDb<Tables = AnyTables> {
     const state = newTransactionState();
     const deferred = new DeferredTransaction(
       this.db.withoutPlugins() as Kysely<unknown>,
-      this.dialect,
+      this.engine.statements,
       () => state.depth > 0,
     );
     const db = new TenantDb(
       this.tenantId,
-      (deferred.db as Kysely<Tables>).withPlugin(new TenantScopePlugin(this.tenantId)),
-      this.dialect,
+      untyped(deferred.db).withPlugin(new TenantScopePlugin(this.tenantId)),
+      this.engine,
       state,
     );
     return {
@@ -266,6 +308,6 @@ export class TenantDb<Tables = AnyTables> {
   async notify(channel: string): Promise<void> {
     if (this.transactionState?.notified.has(channel)) return;
     this.transactionState?.notified.add(channel);
-    await this.dialect.notify(this.db as Kysely<unknown>, channel);
+    await this.engine.notifier.notify(this.db as Kysely<unknown>, channel);
   }
 }

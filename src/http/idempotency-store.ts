@@ -41,7 +41,7 @@ export async function claimKey(db: TenantDb<IdempotencyTables>, row: Idempotency
     await db.insertInto('idempotency_keys', row).execute();
     return true;
   } catch (error) {
-    if (db.dialect.isUniqueViolation(error)) return false;
+    if (db.errors.isUniqueViolation(error)) return false;
     throw error;
   }
 }

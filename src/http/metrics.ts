@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database, PoolUse } from '../db/connection.ts';
-import { queuedJobsByKind } from '../jobs/store.ts';
+import { queueBacklog } from '../jobs/backlog.ts';
 import { AppError } from '../shared/errors.ts';
 
 /** One value of a gauge, for one set of labels. */
@@ -31,7 +31,7 @@ function oncePerScrape<T>(read: (database: Database) => Promise<T>) {
   };
 }
 
-const queuedJobs = oncePerScrape((database) => queuedJobsByKind(database.acrossTenants));
+const queuedJobs = oncePerScrape((database) => queueBacklog(database));
 
 const jobsQueued: DatabaseGauge<'kind'> = {
   name: 'tailor_jobs_queued',

@@ -1,5 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Dialect } from '../db/dialect.ts';
+import type { Locks } from '../db/engine.ts';
 import type { JobsTable, JobsTables } from './tables.ts';
 
 // Workers serve every tenant, so this store works on the whole database; each job row carries its
@@ -13,13 +13,13 @@ export type JobRow = Selectable<JobsTable>;
  */
 export function claimJobs(
   db: Kysely<JobsTables>,
-  dialect: Dialect,
+  locks: Locks,
   worker: string,
   limit: number,
   now: number,
   leaseMs: number,
 ): Promise<JobRow[]> {
-  const claimable = dialect.skipLocked(
+  const claimable = locks.skipLocked(
     db
       .selectFrom('jobs')
       .select('id')

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/connection.ts';
-import type { Listening } from '../db/postgres-listener.ts';
+import type { Listening } from '../db/engine.ts';
 import { JOBS_CHANNEL, type JobHandler, jobSignals, RetryAt, type RunningJob } from './queue.ts';
 import {
   claimJobs,
@@ -158,7 +158,7 @@ export class Worker {
     const free = this.concurrency - this.running.size;
     if (free <= 0) return started;
     const { database } = this.options;
-    const jobs = await claimJobs(database.acrossTenants, database.dialect, this.id, free, now, this.leaseMs);
+    const jobs = await claimJobs(database.acrossTenants, database.locks, this.id, free, now, this.leaseMs);
     for (const job of jobs) this.track(this.runJob(job));
     return started + jobs.length;
   }

@@ -1,6 +1,6 @@
 import type { Database } from '../db/connection.ts';
 import type { TenantDb } from '../db/tenant-db.ts';
-import type { Arm } from '../resources/sessions/tables.ts';
+import type { Arm } from '../resources/sessions/arm.ts';
 import { invalidField } from '../shared/errors.ts';
 import type { Signer } from '../shared/signing.ts';
 import type { VisitorLimits } from './limits.ts';

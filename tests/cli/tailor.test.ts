@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { sqliteDialect } from '../../src/db/dialect.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
 import { type Environment, freshEnvironment, startServe, tailor } from '../helpers/process.ts';
 
@@ -69,7 +68,7 @@ describe('tailor tenants and keys', () => {
     const runs = await Promise.all([1, 2, 3].map(() => tailor(['migrate'], env)));
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     const applied = runs.flatMap((run) => json(run.stdout).applied);
-    expect(applied).toEqual(Object.keys(await migrationsFor(sqliteDialect)));
+    expect(applied).toEqual(Object.keys(await migrationsFor('sqlite')));
     expect(json((await tailor(['migrate'], env)).stdout)).toEqual({ applied: [] });
   });
 });

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
 
-// SQLite's writes of one event-loop turn share a commit (src/db/sqlite-driver.ts). Each request
+// SQLite's writes of one event-loop turn share a commit (src/db/sqlite/driver.ts). Each request
 // must still be its own unit: one that fails leaves the others of its commit whole, and nothing is
 // answered before the commit that holds it is on disk (synchronous FULL; the kill -9 test in
 // tests/cli/consistency.test.ts checks what that promises).

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
-import { sqliteDialect } from '../../src/db/dialect.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
 import { ENRICH_ATTEMPTS, ENRICH_JOB } from '../../src/workflows/enrichment/service.ts';
@@ -19,7 +18,7 @@ describe('migrations', () => {
     try {
       const results = await Promise.all(nodes.map((node) => migrateToLatest(node)));
       const applied = results.flat().map((result) => result.migrationName);
-      expect(applied).toEqual(Object.keys(await migrationsFor(sqliteDialect)));
+      expect(applied).toEqual(Object.keys(await migrationsFor('sqlite')));
       expect(await migrateToLatest(nodes[0] as (typeof nodes)[number])).toEqual([]);
     } finally {
       for (const node of nodes) await node.close();
@@ -141,7 +140,7 @@ describe('upgrading a database made before migrations 0011 to 0015', () => {
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
       expect(applied).toEqual(
-        Object.keys(await migrationsFor(database.dialect)).filter((name) => name >= '0011'),
+        Object.keys(await migrationsFor(database.engine)).filter((name) => name >= '0011'),
       );
 
       const accounts = await db
@@ -235,7 +234,7 @@ describe('upgrading a database made before migration 0016', () => {
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
       expect(applied).toEqual(
-        Object.keys(await migrationsFor(database.dialect)).filter((name) => name >= '0016'),
+        Object.keys(await migrationsFor(database.engine)).filter((name) => name >= '0016'),
       );
 
       const daily = async () =>

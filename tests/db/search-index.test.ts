@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
+import type { AccountsTables } from '../../src/resources/accounts/tables.ts';
+import type { PersonsTables } from '../../src/resources/persons/tables.ts';
 import { databaseBefore, rawPageRow } from '../helpers/migrations.ts';
 import { onPostgres, testDatabase } from '../helpers/server.ts';
 
@@ -30,7 +32,7 @@ describe('substring search index', () => {
   }
 
   function accountSearch(tenantId?: string) {
-    const where = database.dialect.substringMatch('accounts', ACCOUNT_COLUMNS, 'widget', tenantId);
+    const where = database.search.substringMatch('accounts', ACCOUNT_COLUMNS, 'widget', tenantId);
     return database.acrossTenants.selectFrom('accounts').select('id').where(where).compile();
   }
 
@@ -49,7 +51,7 @@ describe('substring search index', () => {
   });
 
   it('serves person search of three characters or more from the trigram index, not a scan', async () => {
-    const where = database.dialect.substringMatch('persons', PERSON_COLUMNS, 'hopper', 'tenant_1');
+    const where = database.search.substringMatch('persons', PERSON_COLUMNS, 'hopper', 'tenant_1');
     const plan = await planOf(
       database.acrossTenants.selectFrom('persons').select('id').where(where).compile(),
     );
@@ -70,7 +72,7 @@ describe('substring search index', () => {
   ])(
     'looks for a person search %s near the cursor in a stretch of ids, through an index',
     async (_label, query) => {
-      const where = database.dialect.substringMatchBetween('persons', PERSON_COLUMNS, query, 'tenant_1', {
+      const where = database.search.substringMatchBetween('persons', PERSON_COLUMNS, query, 'tenant_1', {
         from: 'person_0',
         below: 'person_1',
       });
@@ -96,7 +98,7 @@ describe('substring search index', () => {
   );
 
   it('reads only the stretch of the index that a range of ids covers (SQLite), or those rows (PostgreSQL)', async () => {
-    const where = database.dialect.substringMatchBetween('accounts', ACCOUNT_COLUMNS, 'widget', 'tenant_1', {
+    const where = database.search.substringMatchBetween('accounts', ACCOUNT_COLUMNS, 'widget', 'tenant_1', {
       from: 'account_0',
       below: 'account_1',
     });
@@ -129,37 +131,14 @@ const SEARCHED: Record<string, string[]> = {
   assets: ['name', 'purpose', 'tags_text'],
 };
 
-/** The search index of `table` as migrations 0001 to 0004 made it before migration 0017. */
-async function earlierSearchIndex(db: Kysely<unknown>, table: string, columns: string[]): Promise<void> {
-  if (onPostgres) {
-    for (const column of columns) {
-      await sql
-        .raw(`CREATE INDEX ${table}_${column}_trgm ON ${table} USING gin (${column} gin_trgm_ops)`)
-        .execute(db);
-    }
-    return;
-  }
-  const fts = `${table}_fts`;
-  const list = columns.join(', ');
-  const values = (row: 'new' | 'old') => columns.map((c) => `${row}.${c}`).join(', ');
-  await sql
-    .raw(
-      `CREATE VIRTUAL TABLE ${fts} USING fts5(${list}, content='${table}', content_rowid='seq', tokenize='trigram')`,
-    )
-    .execute(db);
-  await sql
-    .raw(`CREATE TRIGGER ${fts}_insert AFTER INSERT ON ${table} BEGIN
-      INSERT INTO ${fts}(rowid, ${list}) VALUES (new.seq, ${values('new')}); END`)
-    .execute(db);
-  await sql
-    .raw(`CREATE TRIGGER ${fts}_delete AFTER DELETE ON ${table} BEGIN
-      INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${values('old')}); END`)
-    .execute(db);
-  await sql
-    .raw(`CREATE TRIGGER ${fts}_update AFTER UPDATE OF ${list} ON ${table} BEGIN
-      INSERT INTO ${fts}(${fts}, rowid, ${list}) VALUES ('delete', old.seq, ${values('old')});
-      INSERT INTO ${fts}(rowid, ${list}) VALUES (new.seq, ${values('new')}); END`)
-    .execute(db);
+/** The search indexes of the first design, which migrations 0001 to 0004 built and 0017 replaced. */
+async function earlierSearchIndexes(db: Kysely<unknown>): Promise<string[]> {
+  const { rows } = onPostgres
+    ? await sql<{ name: string }>`SELECT indexname AS name FROM pg_indexes
+        WHERE schemaname = current_schema() AND indexname LIKE '%_trgm' ORDER BY indexname`.execute(db)
+    : await sql<{ name: string }>`SELECT name FROM sqlite_master
+        WHERE type = 'table' AND name LIKE '%_fts' ORDER BY name`.execute(db);
+  return rows.map((row) => row.name);
 }
 
 describe('upgrading a database whose search indexes are of the earlier design (before migration 0017)', () => {
@@ -167,10 +146,22 @@ describe('upgrading a database whose search indexes are of the earlier design (b
     const { database, close } = await databaseBefore('0017');
     try {
       const db = database.acrossTenants;
-      for (const [table, columns] of Object.entries(SEARCHED)) {
-        await database.dialect.dropSearchIndex(db, table, columns);
-        await earlierSearchIndex(db, table, columns);
-      }
+      expect(await earlierSearchIndexes(db)).toEqual(
+        onPostgres
+          ? [
+              'accounts_domain_trgm',
+              'accounts_name_trgm',
+              'assets_name_trgm',
+              'assets_purpose_trgm',
+              'assets_tags_text_trgm',
+              'pages_name_trgm',
+              'pages_title_trgm',
+              'topic_entries_content_text_trgm',
+              'topics_purpose_trgm',
+              'topics_title_trgm',
+            ]
+          : ['accounts_fts', 'assets_fts', 'pages_fts', 'topic_entries_fts', 'topics_fts'],
+      );
 
       const at = 1_700_000_000_000;
       const times = { created_at: at, updated_at: at };
@@ -260,8 +251,9 @@ describe('upgrading a database whose search indexes are of the earlier design (b
 
       const applied = (await migrateToLatest(database)).map((result) => result.migrationName);
       expect(applied).toEqual(
-        Object.keys(await migrationsFor(database.dialect)).filter((name) => name >= '0017'),
+        Object.keys(await migrationsFor(database.engine)).filter((name) => name >= '0017'),
       );
+      expect(await earlierSearchIndexes(db)).toEqual([]);
 
       const counts = (tenant: string, query: string) =>
         Promise.all(
@@ -277,10 +269,10 @@ describe('upgrading a database whose search indexes are of the earlier design (b
 
       const matching = (tenant: string, query: string) =>
         database
-          .forTenant(tenant)
+          .forTenant<AccountsTables>(tenant)
           .selectFrom('accounts')
           .select('id')
-          .where(database.dialect.substringMatch('accounts', ACCOUNT_COLUMNS, query, tenant))
+          .where(database.search.substringMatch('accounts', ACCOUNT_COLUMNS, query, tenant))
           .orderBy('id')
           .execute();
       expect(await matching('t1', 'rocket')).toEqual([{ id: 't1_a1' }]);
@@ -346,10 +338,10 @@ describe('upgrading a database made before persons had a search index (migration
 
       const matching = (tenant: string, query: string) =>
         database
-          .forTenant(tenant)
+          .forTenant<PersonsTables>(tenant)
           .selectFrom('persons')
           .select('id')
-          .where(database.dialect.substringMatch('persons', PERSON_COLUMNS, query, tenant))
+          .where(database.search.substringMatch('persons', PERSON_COLUMNS, query, tenant))
           .orderBy('id')
           .execute()
           .then((rows) => rows.map((row) => row.id));

@@ -62,7 +62,7 @@ describe('a deferred transaction', () => {
     await insert(transaction.db, 'b');
     // On PostgreSQL another connection sees none of it yet (on SQLite the read would wait for the
     // one writer's commit).
-    if (database.dialect.name === 'postgres') expect(await kept()).toEqual([]);
+    if (database.engine === 'postgres') expect(await kept()).toEqual([]);
     await transaction.commit();
     expect(await kept()).toEqual(['a', 'b']);
   });
@@ -89,12 +89,12 @@ describe('a deferred transaction', () => {
     const transaction = db.deferredTransaction();
     await insert(transaction.db, 'a');
     await expect(insert(transaction.db, 'a')).rejects.toSatisfy((error) =>
-      db.dialect.isUniqueViolation(error),
+      db.errors.isUniqueViolation(error),
     );
     await insert(transaction.db, 'b');
     // On PostgreSQL another connection sees none of it yet (on SQLite the read would wait for the
     // one writer's commit).
-    if (database.dialect.name === 'postgres') expect(await kept()).toEqual([]);
+    if (database.engine === 'postgres') expect(await kept()).toEqual([]);
     await transaction.commit();
     expect(await kept()).toEqual(['a', 'b']);
   });
@@ -118,7 +118,7 @@ describe('a transaction inside another', () => {
             await insert(nested, 'b');
             await insert(nested, 'a');
           }),
-        ).rejects.toSatisfy((error) => db.dialect.isUniqueViolation(error));
+        ).rejects.toSatisfy((error) => db.errors.isUniqueViolation(error));
         // A retryingTransaction runs again from its savepoint after losing a race on a key.
         let attempts = 0;
         await tx.retryingTransaction(3, async (nested) => {
@@ -168,7 +168,7 @@ describe('what a failed savepoint asked for at commit', () => {
         }
         expect(ran).toEqual(['attempt 2']);
         // PostgreSQL tells other processes; SQLite has no NOTIFY, and nothing to lose.
-        if (database.dialect.name === 'postgres') await expect.poll(() => heard, { timeout: 5_000 }).toBe(1);
+        if (database.engine === 'postgres') await expect.poll(() => heard, { timeout: 5_000 }).toBe(1);
       } finally {
         await listening.close();
       }

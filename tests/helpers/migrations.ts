@@ -24,7 +24,7 @@ export async function databaseBefore(
     dataDir: environment.env.TAILOR_DATA_DIR as string,
   });
   const older = Object.fromEntries(
-    Object.entries(await migrationsFor(database.dialect))
+    Object.entries(await migrationsFor(database.engine))
       .filter(([name]) => name < first)
       .map(([name, migration]) => [renamed[name] ?? name, migration]),
   );

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BODY_DEPTH } from '../../src/http/bodies.ts';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
+import type { FormsTables } from '../../src/resources/forms/tables.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { type Client, type Response, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
 
@@ -147,7 +148,7 @@ describe('U+0000 and unpaired surrogates', () => {
       .post('/v0/public/forms', { token, email: 'a@example.com', fields: { company: 'Ac\u0000me' } });
     expectProblem(response, 400, 'validation_failed');
     const submissions = await server.database
-      .forTenant(api.tenantId)
+      .forTenant<FormsTables>(api.tenantId)
       .selectFrom('form_submissions')
       .select('id')
       .execute();

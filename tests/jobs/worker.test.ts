@@ -135,7 +135,7 @@ describe('jobs', () => {
     };
     const id = await enqueue(tenant, handler.kind, {});
     const now = Date.now();
-    const claimed = await claimJobs(database.acrossTenants, database.dialect, 'worker_dead', 100, now, 5_000);
+    const claimed = await claimJobs(database.acrossTenants, database.locks, 'worker_dead', 100, now, 5_000);
     expect(claimed.map((job) => job.id)).toContain(id);
     const runner = worker([handler]);
     await runner.drain(now + 1_000);

@@ -309,7 +309,7 @@ describe('GET /v0/accounts/search in a tenant of many accounts', () => {
         .execute();
     }
     await many.post('/v0/persons', { name: 'Linked', domain: linked });
-    // What autovacuum does after so many rows: the planner's sample of the index (see dialect.ts).
+    // What autovacuum does after so many rows: the planner's sample of the index (see src/db/postgres/search.ts).
     if (onPostgres) await sql`ANALYZE accounts_search`.execute(server.database.acrossTenants);
     // Another tenant's account with every word counts for nothing here.
     const other = await server.newTenant();

@@ -638,8 +638,8 @@ describe('GET /v0/assets/trash', () => {
 describe('substring search index', () => {
   /** The database's plan for a search of assets, with sequential scans discouraged on PostgreSQL. */
   async function planOf(query: string): Promise<string> {
-    const { acrossTenants: db, dialect } = server.database;
-    const where = dialect.substringMatch('assets', ['name', 'purpose', 'tags_text'], query);
+    const { acrossTenants: db, search } = server.database;
+    const where = search.substringMatch('assets', ['name', 'purpose', 'tags_text'], query);
     const compiled = db.selectFrom('assets').select('id').where(where).compile();
     return db.transaction().execute(async (trx) => {
       // A small test table is cheaper to scan; the question here is whether the index can serve.

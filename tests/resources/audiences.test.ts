@@ -442,8 +442,8 @@ describe('generation and the version life', () => {
     const page = await createPage();
     const audience = await createAudience(page.pageId);
     const now = Date.now();
-    const { acrossTenants: db, dialect } = server.database;
-    const leased = await claimJobs(db, dialect, 'worker_that_died', 1000, now, 10_000);
+    const { acrossTenants: db, locks } = server.database;
+    const leased = await claimJobs(db, locks, 'worker_that_died', 1000, now, 10_000);
     expect(leased.length).toBeGreaterThan(0);
     await db
       .updateTable('audience_versions')

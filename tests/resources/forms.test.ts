@@ -921,9 +921,9 @@ describe('crashes', () => {
     const response = await submit({ token, email, fields: { name: 'Sam Survivor' } });
     expect(response.status).toBe(201);
     const now = Date.now();
-    const { acrossTenants: db, dialect } = server.database;
+    const { acrossTenants: db, locks } = server.database;
     // A worker takes every due job, enrichment included, and dies without finishing any.
-    const leased = await claimJobs(db, dialect, 'worker_that_died', 1000, now, 10_000);
+    const leased = await claimJobs(db, locks, 'worker_that_died', 1000, now, 10_000);
     expect(leased.some((job) => job.kind === ENRICH_JOB)).toBe(true);
 
     const survivor = server.worker();

@@ -695,7 +695,7 @@ describe('topicsForBrand', () => {
 describe('search index', () => {
   /** The database's plan for a query, with sequential scans discouraged on PostgreSQL. */
   async function planOf(table: 'topics' | 'topic_entries', columns: string[]): Promise<string> {
-    const where = server.database.dialect.substringMatch(table, columns, 'pricing');
+    const where = server.database.search.substringMatch(table, columns, 'pricing');
     const compiled = server.database.acrossTenants.selectFrom(table).select('id').where(where).compile();
     return server.database.acrossTenants.transaction().execute(async (trx) => {
       // A small test table is cheaper to scan; the question here is whether the index can serve.

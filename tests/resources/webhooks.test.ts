@@ -913,8 +913,8 @@ describe('restarts', () => {
     const created = await subscribe(client, { url: hooks.url });
     await createAudience(client, { autoPublish: true });
     const now = Date.now();
-    const { acrossTenants: db, dialect } = server.database;
-    const leased = await claimJobs(db, dialect, 'worker_that_died', 1000, now, 10_000);
+    const { acrossTenants: db, locks } = server.database;
+    const leased = await claimJobs(db, locks, 'worker_that_died', 1000, now, 10_000);
     expect(leased.some((job) => job.kind === DELIVER_JOB)).toBe(true);
 
     const survivor = server.worker();

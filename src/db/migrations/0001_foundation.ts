@@ -1,8 +1,9 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
+import { createSearchIndex, searchableTable } from './frozen/search-index-v1.ts';
 
-export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  if (dialect.name === 'postgres') await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  if (engine === 'postgres') await sql`CREATE EXTENSION IF NOT EXISTS pg_trgm`.execute(db);
 
   await db.schema
     .createTable('tenants')
@@ -24,8 +25,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .execute();
   await db.schema.createIndex('api_keys_by_tenant').on('api_keys').columns(['tenant_id', 'id']).execute();
 
-  await dialect
-    .searchableTable(db, 'accounts')
+  await searchableTable(db, engine, 'accounts')
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('domain', 'text', (c) => c.notNull())
     .addColumn('name', 'text')
@@ -39,7 +39,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .columns(['tenant_id', 'domain'])
     .execute();
   await db.schema.createIndex('accounts_by_tenant').on('accounts').columns(['tenant_id', 'id']).execute();
-  await dialect.createSearchIndex(db, 'accounts', ['name', 'domain']);
+  await createSearchIndex(db, engine, 'accounts', ['name', 'domain']);
 
   await db.schema
     .createTable('persons')

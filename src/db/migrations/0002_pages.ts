@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
+import { createSearchIndex, searchableTable } from './frozen/search-index-v1.ts';
 
-export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  await dialect
-    .searchableTable(db, 'pages')
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  await searchableTable(db, engine, 'pages')
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('title', 'text', (c) => c.notNull())
@@ -29,5 +29,5 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .columns(['tenant_id', 'deleted_at', 'id'])
     .execute();
   await db.schema.createIndex('pages_deleted').on('pages').column('deleted_at').execute();
-  await dialect.createSearchIndex(db, 'pages', ['name', 'title']);
+  await createSearchIndex(db, engine, 'pages', ['name', 'title']);
 }

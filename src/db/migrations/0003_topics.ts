@@ -1,9 +1,9 @@
 import { type Kysely, type SqlBool, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
+import { createSearchIndex, searchableTable } from './frozen/search-index-v1.ts';
 
-export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  await dialect
-    .searchableTable(db, 'topics')
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  await searchableTable(db, engine, 'topics')
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('title', 'text', (c) => c.notNull())
     .addColumn('purpose', 'text', (c) => c.notNull())
@@ -26,10 +26,9 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .column('tenant_id')
     .where(sql<SqlBool>`is_default = 1`)
     .execute();
-  await dialect.createSearchIndex(db, 'topics', ['title', 'purpose']);
+  await createSearchIndex(db, engine, 'topics', ['title', 'purpose']);
 
-  await dialect
-    .searchableTable(db, 'topic_entries')
+  await searchableTable(db, engine, 'topic_entries')
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('topic_id', 'text', (c) => c.notNull().references('topics.id'))
     .addColumn('sort_order', 'bigint', (c) => c.notNull())
@@ -43,5 +42,5 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('topic_entries')
     .columns(['topic_id', 'sort_order', 'id desc'])
     .execute();
-  await dialect.createSearchIndex(db, 'topic_entries', ['content_text']);
+  await createSearchIndex(db, engine, 'topic_entries', ['content_text']);
 }

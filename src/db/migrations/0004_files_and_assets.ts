@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
+import { createSearchIndex, searchableTable } from './frozen/search-index-v1.ts';
 
-export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   await db.schema
     .createTable('files')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -22,8 +23,7 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .columns(['bytes_removed_at', 'deleted_at'])
     .execute();
 
-  await dialect
-    .searchableTable(db, 'assets')
+  await searchableTable(db, engine, 'assets')
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('purpose', 'text', (c) => c.notNull())
@@ -64,5 +64,5 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .on('assets')
     .columns(['file_id', 'lifecycle_state'])
     .execute();
-  await dialect.createSearchIndex(db, 'assets', ['name', 'purpose', 'tags_text']);
+  await createSearchIndex(db, engine, 'assets', ['name', 'purpose', 'tags_text']);
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   await db.schema
     .createTable('visit_sessions')
     .addColumn('id', 'text', (c) => c.notNull())

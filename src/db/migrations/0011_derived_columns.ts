@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
+import { createTrigger } from './frozen/trigger-v1.ts';
 
 /**
  * Columns that sum up another table, kept by the database the way foreign keys keep references:
@@ -14,7 +15,7 @@ const later = (column: string) =>
 const latestOf = (account: string) =>
   `(SELECT max(p.latest_activity_at) FROM persons p WHERE p.account_id = ${account})`;
 
-export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   await db.schema
     .alterTable('pages')
     .addColumn('audiences_count', 'integer', (c) => c.notNull().defaultTo(0))
@@ -24,21 +25,21 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   );
   const countAudiences = (by: string, page: string) =>
     `UPDATE pages SET audiences_count = audiences_count + ${by} WHERE id = ${page}.page_id`;
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'audiences_counted_on_insert',
     table: 'audiences',
     event: 'INSERT',
     when: 'NEW.archived_at IS NULL',
     statements: [countAudiences('1', 'NEW')],
   });
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'audiences_counted_on_archive',
     table: 'audiences',
     event: 'UPDATE OF archived_at',
     when: '(OLD.archived_at IS NULL) <> (NEW.archived_at IS NULL)',
     statements: [countAudiences('(CASE WHEN NEW.archived_at IS NULL THEN 1 ELSE -1 END)', 'NEW')],
   });
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'audiences_counted_on_delete',
     table: 'audiences',
     event: 'DELETE',
@@ -58,28 +59,28 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     `UPDATE accounts SET linked_persons_count = linked_persons_count + 1, latest_activity_at = ${later('latest_activity_at')} WHERE id = ${account}`;
   const unlink = (account: string) =>
     `UPDATE accounts SET linked_persons_count = linked_persons_count - 1, latest_activity_at = ${latestOf(account)} WHERE id = ${account}`;
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'persons_linked_on_insert',
     table: 'persons',
     event: 'INSERT',
     when: 'NEW.account_id IS NOT NULL',
     statements: [link('NEW.account_id')],
   });
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'persons_unlinked_on_delete',
     table: 'persons',
     event: 'DELETE',
     when: 'OLD.account_id IS NOT NULL',
     statements: [unlink('OLD.account_id')],
   });
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'persons_relinked_on_update',
     table: 'persons',
     event: 'UPDATE OF account_id',
     when: 'OLD.account_id IS DISTINCT FROM NEW.account_id',
     statements: [unlink('OLD.account_id'), link('NEW.account_id')],
   });
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'persons_activity_on_update',
     table: 'persons',
     event: 'UPDATE OF latest_activity_at',

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
 /** Job kinds before they followed the `<what>.<verb>` style of scheduled tasks. */
 const RENAMED_JOB_KINDS = {
@@ -11,7 +11,7 @@ const RENAMED_JOB_KINDS = {
 const RENAMED_TASKS = ['pages.purge-deleted', 'purge-trashed-assets'];
 
 /** One name for one thing: visitor sessions are `sessions`; jobs and tasks are `<what>.<verb>`. */
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   await sql`ALTER TABLE visit_sessions RENAME TO sessions`.execute(db);
   await sql`DROP INDEX visit_sessions_by_audience`.execute(db);
   await db.schema

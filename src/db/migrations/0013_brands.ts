@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
 /** Brand profiles, and topics scoped to brands. */
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   await db.schema
     .createTable('brands')
     .addColumn('id', 'text', (c) => c.primaryKey())

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
 const TOTALS = [
   'sessions',
@@ -18,7 +18,7 @@ const TOTALS = [
  * rollups. Existing sessions were all served the personalized page. The rollup table is rebuilt
  * (its key gains the arm), the same way on both databases.
  */
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   await db.schema
     .alterTable('audiences')
     .addColumn('holdout_percent', 'integer', (c) => c.notNull().defaultTo(0))

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
+import { createTrigger } from './frozen/trigger-v1.ts';
 
 /** The sums a rollup keeps, with the types of the hourly ones: counts of sessions fit an integer. */
 const TOTAL_TYPES = {
@@ -31,14 +32,14 @@ const addToDay = (change: (column: string) => string) =>
  * kept by the database like the derived columns of 0011: triggers add each hourly insert and each
  * change of an hourly row to its day, in the same transaction, so no code maintains them. Rows go
  * with their audience (the foreign key cascades), as the hourly ones do. The table is kept in key
- * order where the database can (dialect.keyOrderedTable): an audience's days are adjacent however
+ * order where the database can (SQLite's WITHOUT ROWID): an audience's days are adjacent however
  * the days were written.
  *
  * The triggers come before the backfill: on PostgreSQL, creating them waits for the writers of the
  * hourly table in flight and holds off new ones until this migration commits, so the backfill sees
  * every hourly row written before and the triggers every one written after.
  */
-export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   let table = db.schema
     .createTable('audience_daily_stats')
     .addColumn('tenant_id', 'text', (c) => c.notNull().references('tenants.id'))
@@ -48,19 +49,22 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   for (const [column, type] of Object.entries(TOTAL_TYPES)) {
     table = table.addColumn(column, type, (c) => c.notNull());
   }
-  await dialect
-    .keyOrderedTable(
-      table.addPrimaryKeyConstraint('audience_daily_stats_pk', ['tenant_id', 'audience_id', 'day', 'arm']),
-    )
-    .execute();
+  table = table.addPrimaryKeyConstraint('audience_daily_stats_pk', [
+    'tenant_id',
+    'audience_id',
+    'day',
+    'arm',
+  ]);
+  // SQLite stores the rows in the key's order, so a run of the key is a few adjacent pages.
+  await (engine === 'sqlite' ? table.modifyEnd(sql`WITHOUT ROWID`) : table).execute();
 
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'audience_hours_added_to_day',
     table: 'audience_hourly_stats',
     event: 'INSERT',
     statements: [addToDay((column) => `NEW.${column}`)],
   });
-  await dialect.createTrigger(db, {
+  await createTrigger(db, engine, {
     name: 'audience_hours_changed_in_day',
     table: 'audience_hourly_stats',
     event: `UPDATE OF ${TOTALS.join(', ')}`,

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
+import * as earlier from './frozen/search-index-v1.ts';
+import * as byTenant from './frozen/search-index-v2.ts';
 
 /** Every searchable table and the columns its search matches, as migrations 0001 to 0004 made them. */
 const SEARCHED: Record<string, string[]> = {
@@ -11,15 +13,15 @@ const SEARCHED: Record<string, string[]> = {
 };
 
 /**
- * Search indexes whose entries lead with the tenant (see Dialect.createSearchIndex), so that a
- * tenant's matches are counted in the index alone. A database made before this migration has the
- * earlier design (SQLite: an FTS5 table per searchable table with the table as its content, keyed by
- * seq alone; PostgreSQL: a GIN index per column); one made since got the new design from migrations
- * 0001 to 0004. Either way each index is dropped and built again from the rows there are.
+ * Search indexes whose entries lead with the tenant (frozen/search-index-v2.ts), so that a tenant's
+ * matches are counted in the index alone, in place of the first design that migrations 0001 to
+ * 0004 built (frozen/search-index-v1.ts). For a while 0001 to 0004 built this design themselves,
+ * so an index of either design is dropped; each is then built again from the rows there are.
  */
-export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   for (const [table, columns] of Object.entries(SEARCHED)) {
-    await dialect.dropSearchIndex(db, table, columns);
-    await dialect.createSearchIndex(db, table, columns);
+    await earlier.dropSearchIndex(db, engine, table, columns);
+    await byTenant.dropSearchIndex(db, engine, table);
+    await byTenant.createSearchIndex(db, engine, table, columns);
   }
 }

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
 /**
  * Tenant domains: a tenant's own hosts for its pages. A hostname belongs to one tenant across the
@@ -7,7 +7,7 @@ import type { Dialect } from '../dialect.ts';
  * domain ''), and a link's tenant_domain_id, free text until now and served at the shared address
  * whatever it held, is cleared: no domain existed for it to name, so every link keeps its address.
  */
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   await db.schema
     .createTable('tenant_domains')
     .addColumn('id', 'text', (c) => c.primaryKey())

@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
 /**
  * A search index for persons' `query` (name and email), of the design the other searchable tables
- * have had since 0017 (see Dialect.createSearchIndex): its entries lead with the tenant's number in
+ * have had since 0017 (see frozen/search-index-v2.ts): its entries lead with the tenant's number in
  * `search_tenants`, so that a tenant's matches are found and counted in the index alone. The DDL is
  * written out here, as it was when this migration was made, so that later changes of the live code
  * do not change what this step did.
@@ -17,8 +17,8 @@ import type { Dialect } from '../dialect.ts';
  * the writers of persons in flight and holds off new ones until this migration commits, so the
  * backfill sees every row written before and the triggers every row written after.
  */
-export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
-  const statements = dialect.name === 'sqlite' ? SQLITE : POSTGRES;
+export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
+  const statements = engine === 'sqlite' ? SQLITE : POSTGRES;
   for (const statement of statements) await sql.raw(statement).execute(db);
 }
 

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
 /**
  * What visitors write is told apart and kept for a bounded time. Person log entries get `source`:
@@ -7,7 +7,7 @@ import type { Dialect } from '../dialect.ts';
  * visitor wrote (a form): until now every activity entry came from a form. Indexes serve the purge
  * of form submissions, and of the log entries made from them, past their retention.
  */
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   await db.schema
     .alterTable('person_logs')
     .addColumn('source', 'text', (c) => c.notNull().defaultTo('visitor'))

@@ -1,5 +1,5 @@
 import { type Kysely, sql } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
 interface KeptAnswer {
   tenant_id: string;
@@ -23,7 +23,7 @@ function masked(secret: string): string {
  * creates and secret rotations held the signing secret in plain text: it is masked, as every kept
  * answer now holds it.
  */
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   await sql`ALTER TABLE idempotency_keys ADD COLUMN claim_token text`.execute(db);
   const { rows } = await sql<KeptAnswer>`
     SELECT tenant_id, scope, "key", response_body FROM idempotency_keys

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { monotonicFactory } from 'ulid';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
+import { monotonicUlids } from './frozen/ulid-v1.ts';
 
 /** The rows this step writes, as they are at this step. */
 interface Tables {
@@ -42,7 +42,7 @@ const BATCH = 500;
  * person, without an account. The submissions that ended so are enriched again: back to pending,
  * each with a `submissions.enrich` job as submitting queues it (5 attempts).
  */
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   await db.schema.alterTable('form_submissions').addColumn('enrichment_finished_at', 'bigint').execute();
   for (const [name, column] of [
     ['form_submissions_by_page', 'page_id'],
@@ -61,7 +61,7 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .execute();
   const now = Date.now();
   // Its own id maker, as every migration keeps its own code: job ids as they were made in 0023's time.
-  const nextUlid = monotonicFactory();
+  const nextUlid = monotonicUlids();
   for (let start = 0; start < submissions.length; start += BATCH) {
     const jobs = submissions.slice(start, start + BATCH).map((submission) => ({
       id: `job_${nextUlid().toLowerCase()}`,

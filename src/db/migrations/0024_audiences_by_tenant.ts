@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../dialect.ts';
+import type { Engine } from './frozen/engine.ts';
 
 /**
  * Audiences become readable across pages (`GET /v0/audiences`): a tenant's, or those made for one
  * person or one account, newest first. One index per way of reading, each ending in the id, so that
  * a page of the list is read from the index at any depth.
  */
-export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+export async function up(db: Kysely<unknown>, _engine: Engine): Promise<void> {
   for (const [name, columns] of [
     ['audiences_of_tenant', ['tenant_id', 'id']],
     ['audiences_of_tenant_person', ['tenant_id', 'person_id', 'id']],

@@ -57,7 +57,7 @@ export async function createAccount(db: TenantDb, input: AccountCreate): Promise
   try {
     await insertAccount(db, row);
   } catch (error) {
-    if (!db.dialect.isUniqueViolation(error)) throw error;
+    if (!db.errors.isUniqueViolation(error)) throw error;
     const holder = await findAccountByDomain(db, domain);
     throw new AppError(
       'conflict',

@@ -115,5 +115,5 @@ function countMatches(
 ): Promise<number> {
   if (!emptyOnly) return db.countSubstringMatches('accounts', SEARCHED, query);
   // The index knows nothing of linked persons: the matching rows are read.
-  return db.countRows(candidates.where(db.dialect.substringMatch('accounts', SEARCHED, query, db.tenantId)));
+  return db.countRows(candidates.where(db.search.substringMatch('accounts', SEARCHED, query, db.tenantId)));
 }

@@ -60,7 +60,7 @@ function matching(db: TenantDb<AssetsTables>, state: AssetLifecycleState, filter
   let query = db.selectFrom('assets').where('assets.lifecycle_state', '=', state);
   if (filter.assetType !== undefined) query = query.where('assets.data_type', '=', filter.assetType);
   if (filter.query)
-    query = query.where(db.dialect.substringMatch('assets', SEARCHED, filter.query, db.tenantId));
+    query = query.where(db.search.substringMatch('assets', SEARCHED, filter.query, db.tenantId));
   return query;
 }
 

@@ -115,7 +115,7 @@ async function withFreePath(
   try {
     await write();
   } catch (error) {
-    if (!db.dialect.isUniqueViolation(error)) throw error;
+    if (!db.errors.isUniqueViolation(error)) throw error;
     const holder = await findLivePageLinkByPath(db, address.path, address.tenantDomainId);
     const where = address.tenantDomainId === null ? '' : ` on tenant domain ${address.tenantDomainId}`;
     throw new AppError(

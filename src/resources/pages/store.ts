@@ -56,7 +56,7 @@ function livePages(db: TenantDb<PagesTables>, filter: PageFilter) {
   let matching = db.selectFrom('pages').where('deleted_at', 'is', null);
   if (filter.query)
     matching = matching.where(
-      db.dialect.substringMatch('pages', ['name', 'title'], filter.query, db.tenantId),
+      db.search.substringMatch('pages', ['name', 'title'], filter.query, db.tenantId),
     );
   if (filter.status) matching = matching.where('status', '=', filter.status);
   return matching;

@@ -186,7 +186,7 @@ export async function updatePersonFields(
       await updatePerson(tx, id, changes);
     });
   } catch (error) {
-    if (db.dialect.isUniqueViolation(error))
+    if (db.errors.isUniqueViolation(error))
       throw new AppError('conflict', 'A person with this email already exists');
     throw error;
   }

@@ -86,7 +86,7 @@ export async function listPersons(
   let matching = db.selectFrom('persons');
   // One person at most has the email: the query is checked on that row alone.
   if (filter.emailKey !== undefined) matching = matching.where('email_key', '=', filter.emailKey);
-  if (query) matching = matching.where(db.dialect.containsText('persons', SEARCHED, query));
+  if (query) matching = matching.where(db.search.containsText('persons', SEARCHED, query));
   const [rows, total] = await Promise.all([
     descendingAfter(matching.select(COLUMNS), 'id', page),
     filter.emailKey === undefined ? db.rowCount('persons') : db.countRows(matching),
@@ -121,7 +121,7 @@ async function searchPersons(
  * SEARCH_COUNT_CAP persons only.
  */
 async function countMatches(db: TenantDb<PersonsTables>, query: string): Promise<number | null> {
-  if (!db.dialect.servesFromIndex(query) && (await db.rowCount('persons')) > SEARCH_COUNT_CAP) return null;
+  if (!db.search.servesFromIndex(query) && (await db.rowCount('persons')) > SEARCH_COUNT_CAP) return null;
   const count = await db.countSubstringMatches('persons', SEARCHED, query, SEARCH_COUNT_CAP);
   return count > SEARCH_COUNT_CAP ? null : count;
 }

@@ -1,7 +1,8 @@
 /** Row types of the session tables: visitors' sessions and their hourly and daily sums per audience and arm. */
 
-/** Which page a session was served: the published version, or the baseline of a holdout. */
-export type Arm = 'personalized' | 'baseline';
+import type { Arm } from './arm.ts';
+
+export type { Arm } from './arm.ts';
 
 export interface SessionsTable {
   /** The visitor's session id (made by the tracking script), unique per tenant. */

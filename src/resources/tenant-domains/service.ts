@@ -64,7 +64,7 @@ export async function createTenantDomain(
   try {
     await insertTenantDomain(db, row);
   } catch (error) {
-    if (!db.dialect.isUniqueViolation(error)) throw error;
+    if (!db.errors.isUniqueViolation(error)) throw error;
     throw new AppError('conflict', `The hostname ${input.hostname} is already held`);
   }
   return present(row);

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../../db/dialect.ts';
+import type { ErrorClassifier } from '../../db/engine.ts';
 import type { AnyTables } from '../../db/tenant-db.ts';
 import type { Caller } from '../../http/auth.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
@@ -27,7 +27,7 @@ function present(row: TenantRow): Tenant {
 /** Creates a tenant; its slug is made from the name unless given. 409 when the slug is taken. */
 export async function createTenant(
   db: Kysely<AnyTables>,
-  dialect: Dialect,
+  errors: ErrorClassifier,
   input: { name: string; slug?: string },
 ): Promise<Tenant> {
   const name = input.name.trim();
@@ -43,7 +43,7 @@ export async function createTenant(
   try {
     await insertTenant(db, row);
   } catch (error) {
-    if (dialect.isUniqueViolation(error)) throw new AppError('conflict', `Tenant slug "${slug}" is taken`);
+    if (errors.isUniqueViolation(error)) throw new AppError('conflict', `Tenant slug "${slug}" is taken`);
     throw error;
   }
   return present(row);

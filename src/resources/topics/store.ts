@@ -82,10 +82,10 @@ export async function searchTopics(
     const entryMatches = db
       .selectFrom('topic_entries')
       .select('topic_entries.topic_id')
-      .where(db.dialect.substringMatch('topic_entries', ['content_text'], query, db.tenantId));
+      .where(db.search.substringMatch('topic_entries', ['content_text'], query, db.tenantId));
     matching = matching.where((eb) =>
       eb.or([
-        db.dialect.substringMatch('topics', ['title', 'purpose'], query, db.tenantId),
+        db.search.substringMatch('topics', ['title', 'purpose'], query, db.tenantId),
         eb('topics.id', 'in', entryMatches),
       ]),
     );

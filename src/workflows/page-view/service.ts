@@ -7,7 +7,7 @@ import * as brands from '../../resources/brands/service.ts';
 import * as pageLinks from '../../resources/page-links/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import * as pages from '../../resources/pages/service.ts';
-import type { Arm } from '../../resources/sessions/tables.ts';
+import type { Arm } from '../../resources/sessions/arm.ts';
 import type { Tenant } from '../../resources/tenants/service.ts';
 import * as tenants from '../../resources/tenants/service.ts';
 import { AppError, invalidState } from '../../shared/errors.ts';

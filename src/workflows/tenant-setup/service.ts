@@ -13,7 +13,7 @@ export async function createTenantWithKey(
   input: { name: string; slug?: string; apiKey?: string },
 ): Promise<TenantWithKey> {
   return database.acrossTenants.transaction().execute(async (trx: Kysely<AnyTables>) => {
-    const tenant = await createTenant(trx, database.dialect, input);
+    const tenant = await createTenant(trx, database.errors, input);
     const key: IssuedKey = await issueKey(trx, tenant.tenantId, { apiKey: input.apiKey });
     return { ...tenant, keyId: key.keyId, apiKey: key.apiKey };
   });

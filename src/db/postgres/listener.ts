@@ -1,9 +1,5 @@
 import pg from 'pg';
-
-/** A listener on a channel (Database.listen); `close` ends it. */
-export interface Listening {
-  close(): Promise<void>;
-}
+import type { Listening } from '../engine.ts';
 
 const RETRY_FIRST_MS = 250;
 const RETRY_LONGEST_MS = 5_000;

@@ -3,7 +3,7 @@ import type pg from 'pg';
 
 /**
  * A statement PostgreSQL did not answer in time. Its code is a network one, so that it reads as the
- * database being away (Dialect.isUnavailable: 503 `unavailable`), never as a bug.
+ * database being away (ErrorClassifier.isUnavailable: 503 `unavailable`), never as a bug.
  */
 class StatementDeadlineError extends Error {
   readonly code = 'ETIMEDOUT';

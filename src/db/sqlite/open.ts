@@ -1,0 +1,100 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import {
+  type DialectAdapter,
+  type Driver,
+  Kysely,
+  type MigrationLockOptions,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+} from 'kysely';
+import type { Engine, OpenedDatabase } from '../engine.ts';
+import { GroupCommitSqliteDriver } from './driver.ts';
+import { sqliteErrors } from './errors.ts';
+import { sqliteLocks, sqliteNotifier } from './locks.ts';
+import { sqliteSearch } from './search.ts';
+
+export const sqliteEngine: Engine = {
+  name: 'sqlite',
+  search: sqliteSearch,
+  errors: sqliteErrors,
+  locks: sqliteLocks,
+  notifier: sqliteNotifier,
+  statements: {
+    failedStatementAbortsTransaction: false,
+    kyselyDialect: (driver) => ({
+      createDriver: () => driver,
+      createAdapter: () => new SqliteAdapter(),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+      createIntrospector: (db) => new SqliteIntrospector(db),
+    }),
+  },
+};
+
+/**
+ * Kysely runs SQLite migrations outside a transaction and without a lock, which is neither crash-safe
+ * nor safe when two processes migrate one file. Here each run is one transaction whose first
+ * statement writes the lock row, so it holds SQLite's write lock from before it reads which
+ * migrations have run until it commits.
+ */
+class MigratingSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: Kysely's adapter interface takes an untyped Kysely here
+  override async acquireMigrationLock(db: Kysely<any>, options: MigrationLockOptions): Promise<void> {
+    await db
+      .updateTable(options.lockTable)
+      .set({ is_locked: 1 })
+      .where('id', '=', options.lockRowId)
+      .execute();
+  }
+}
+
+class TailorSqliteDialect extends SqliteDialect {
+  constructor(private readonly sqlite: SQLite.Database) {
+    super({ database: sqlite });
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new MigratingSqliteAdapter();
+  }
+
+  override createDriver(): Driver {
+    return new GroupCommitSqliteDriver(this.sqlite);
+  }
+}
+
+const OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
+
+export function sqliteFile(dataDir: string): string {
+  return path.join(dataDir, 'tailor.db');
+}
+
+export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDatabase<Tables> {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const sqlite = new SQLite(sqliteFile(dataDir));
+  sqlite.pragma('journal_mode = WAL');
+  // FULL: a write is on disk before the API acknowledges it, even if the machine loses power.
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma(`busy_timeout = ${timeoutMs}`);
+  const db = new Kysely<Tables>({ dialect: new TailorSqliteDialect(sqlite) });
+  // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
+  // recommends this at open and periodically on long-lived connections.
+  const optimize = () => sqlite.pragma('optimize=0x10002');
+  optimize();
+  const timer = setInterval(optimize, OPTIMIZE_EVERY_MS).unref();
+  return {
+    db,
+    engine: sqliteEngine,
+    close() {
+      clearInterval(timer);
+      return db.destroy();
+    },
+  };
+}
