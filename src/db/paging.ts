@@ -1,4 +1,4 @@
-import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 
 /** Keyset pagination as stores see it: where to resume, and what a page holds. */
 
@@ -41,20 +41,57 @@ export function mapPaged<R, T>(page: Paged<R>, present: (row: R) => T): Paged<T>
   return { ...page, items: page.items.map(present) };
 }
 
+/** A column a list is sorted by, and which way. */
+export interface SortKey {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+/** Rows past `values` in the order of `keys[from…]`: lexicographic, each key breaking the previous one's ties. */
+function pastKeyset(keys: readonly SortKey[], values: Keyset, from: number): RawBuilder<SqlBool> {
+  const key = keys[from] as SortKey;
+  const value = values[from];
+  const beyond = sql<SqlBool>`${sql.ref(key.column)} ${sql.raw(key.direction === 'asc' ? '>' : '<')} ${value}`;
+  if (from === keys.length - 1) return beyond;
+  return sql<SqlBool>`(${beyond} or (${sql.ref(key.column)} = ${value} and ${pastKeyset(keys, values, from + 1)}))`;
+}
+
+/**
+ * The rows of one page of a list sorted by `keys`, the last of which is unique (an id): those after
+ * the cursor's keyset, and one more than the limit, which tells `pagedOf` whether more follow. With
+ * two keys or more, the first key alone also bounds the range an index on the keys reads.
+ */
+export function keysetPage<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  keys: readonly SortKey[],
+  page: Paging,
+): Promise<O[]> {
+  const after = page.after;
+  const [first] = keys;
+  const bounded =
+    after === undefined || first === undefined
+      ? query
+      : query
+          .$if(keys.length > 1, (q) =>
+            q.where(
+              sql<SqlBool>`${sql.ref(first.column)} ${sql.raw(first.direction === 'asc' ? '>=' : '<=')} ${after[0]}`,
+            ),
+          )
+          .where(pastKeyset(keys, after, 0));
+  return keys
+    .reduce((sorted, key) => sorted.orderBy(sql`${sql.ref(key.column)} ${sql.raw(key.direction)}`), bounded)
+    .limit(page.limit + 1)
+    .execute() as Promise<O[]>;
+}
+
 /**
  * The rows of one page of a list ordered by `key` descending (an id, which sorts by creation time,
- * or another unique number): those after the cursor's key, and one more than the limit, which tells
- * `pagedOf` whether more follow.
+ * or another unique number).
  */
 export function descendingAfter<DB, TB extends keyof DB, O>(
   query: SelectQueryBuilder<DB, TB, O>,
   key: string,
   page: Paging,
 ): Promise<O[]> {
-  const after = page.after?.[0];
-  return query
-    .$if(after !== undefined, (q) => q.where(sql<SqlBool>`${sql.ref(key)} < ${after}`))
-    .orderBy(sql`${sql.ref(key)} desc`)
-    .limit(page.limit + 1)
-    .execute() as Promise<O[]>;
+  return keysetPage(query, [{ column: key, direction: 'desc' }], page);
 }

@@ -1,4 +1,12 @@
-import { type TOptional, type TSchema, Type } from 'typebox';
+import {
+  type TNull,
+  type TObjectOptions,
+  type TOptional,
+  type TProperties,
+  type TSchema,
+  type TUnion,
+  Type,
+} from 'typebox';
 
 /**
  * Shapes shared by every resource's schemas. A schema given a `title` is a named shape: the OpenAPI
@@ -105,3 +113,41 @@ export const optionalAll = <T extends Record<string, TSchema>>(fields: T) =>
   Object.fromEntries(Object.entries(fields).map(([key, schema]) => [key, Type.Optional(schema)])) as {
     [K in keyof T]: TOptional<T[K]>;
   };
+
+/**
+ * The body of a create made of a resource's writable fields: those named in `required` as they
+ * are, the others optional. Update bodies come from the same fields (`patchOf`).
+ */
+export const createOf = <F extends TProperties, R extends keyof F>(
+  fields: F,
+  required: readonly R[],
+  options: TObjectOptions,
+) =>
+  Type.Object(
+    Object.fromEntries(
+      Object.entries(fields).map(([key, schema]) => [
+        key,
+        required.includes(key as R) ? schema : Type.Optional(schema),
+      ]),
+    ) as { [K in keyof F]: K extends R ? F[K] : TOptional<F[K]> },
+    { ...options, additionalProperties: false },
+  );
+
+/**
+ * The body of a partial update of a resource's writable fields: each optional; those named in
+ * `nullable` may also be null, which clears them (with that null's options, e.g. what it means).
+ */
+export const patchOf = <F extends TProperties, N extends keyof F = never>(
+  fields: F,
+  nullable: { [K in N]: { description?: string } },
+  options: TObjectOptions,
+) =>
+  Type.Object(
+    Object.fromEntries(
+      Object.entries(fields).map(([key, schema]) => {
+        const nullOptions = (nullable as Record<string, { description?: string }>)[key];
+        return [key, Type.Optional(nullOptions ? Nullable(schema, nullOptions) : schema)];
+      }),
+    ) as { [K in keyof F]: TOptional<K extends N ? TUnion<[F[K], TNull]> : F[K]> },
+    { ...options, additionalProperties: false },
+  );

@@ -63,3 +63,12 @@ export function invalidField(path: string, message: string): AppError {
 export function invalidState(message: string): AppError {
   return new AppError('invalid_state', message);
 }
+
+/**
+ * `value` when there is one, else not_found naming `what`: `found(await findPerson(db, id), \`Person
+ * ${id}\`)`. A false (a delete that removed nothing) is not found too.
+ */
+export function found<T>(value: T | undefined | null | false, what: string): T {
+  if (value === undefined || value === null || value === false) throw notFound(what);
+  return value;
+}

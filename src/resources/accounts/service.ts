@@ -1,11 +1,11 @@
+import { fieldsOf, nullableTimestamp, timestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import { mapPaged } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { canonicalDomain } from '../../shared/domain.ts';
-import { AppError, invalidField, notFound } from '../../shared/errors.ts';
+import { AppError, found, invalidField } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
-import type { AccountCreate, AccountFields, AccountSearchItem } from './schema.ts';
+import { type AccountCreate, AccountFields, type AccountSearchItem } from './schema.ts';
 import {
   type AccountRow,
   ensureAccount,
@@ -18,16 +18,16 @@ import {
   searchAccounts,
 } from './store.ts';
 
-function present(row: AccountRow): AccountFields {
-  return {
-    accountId: row.id,
-    domain: row.domain,
-    name: row.name,
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-    latestActivityAt: toNullableTimestamp(row.latest_activity_at),
-  };
-}
+const accountFields = fieldsOf<AccountRow>()(AccountFields, {
+  accountId: 'id',
+  domain: 'domain',
+  name: 'name',
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+  latestActivityAt: { column: 'latest_activity_at', codec: nullableTimestamp },
+});
+
+const present = accountFields.present;
 
 function presentSearchItem(row: AccountRow): AccountSearchItem {
   return { ...present(row), linkedPersonsCount: Number(row.linked_persons_count) };
@@ -39,9 +39,7 @@ function newAccountRow(domain: string, name: string | null): NewAccountRow {
 }
 
 export async function getAccountFields(db: TenantDb, id: string): Promise<AccountFields> {
-  const row = await findAccount(db, id);
-  if (!row) throw notFound(`Account ${id}`);
-  return present(row);
+  return present(found(await findAccount(db, id), `Account ${id}`));
 }
 
 /** The accounts of these ids that exist, by id. */
@@ -68,7 +66,7 @@ export async function createAccount(db: TenantDb, input: AccountCreate): Promise
 }
 
 export async function renameAccountById(db: TenantDb, id: string, name: string): Promise<AccountFields> {
-  if (!(await renameAccount(db, id, name, Date.now()))) throw notFound(`Account ${id}`);
+  found(await renameAccount(db, id, name, Date.now()), `Account ${id}`);
   return getAccountFields(db, id);
 }
 

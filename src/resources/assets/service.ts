@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
-import { invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import type { Asset, AssetCreate } from './schema.ts';
@@ -73,9 +73,7 @@ async function presentOne(db: TenantDb, files: AssetFiles, row: AssetRow): Promi
 }
 
 async function requireAsset(db: TenantDb, id: string): Promise<AssetRow> {
-  const row = await findAsset(db, id);
-  if (!row) throw notFound(`Asset ${id}`);
-  return row;
+  return found(await findAsset(db, id), `Asset ${id}`);
 }
 
 async function requireAssetAt(db: TenantDb, assetId: string, path: string): Promise<AssetRow> {

@@ -1,5 +1,5 @@
-import { type Kysely, type Selectable, type SqlBool, sql } from 'kysely';
-import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
+import type { Kysely, Selectable } from 'kysely';
+import { descendingAfter, keysetPage, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { AssetLifecycleState, AssetsTable, AssetsTables } from './tables.ts';
 
@@ -86,19 +86,15 @@ export async function listTrash(
   page: Paging,
 ): Promise<Paged<AssetRow>> {
   const assets = matching(db, 'trashed', filter);
-  const after = page.after;
   const [rows, total] = await Promise.all([
-    assets
-      .select(COLUMNS)
-      .$if(after !== undefined, (q) =>
-        q.where(
-          sql<SqlBool>`(assets.trashed_at, assets.id) < (${Number(after?.[0])}, ${String(after?.[1])})`,
-        ),
-      )
-      .orderBy('assets.trashed_at', 'desc')
-      .orderBy('assets.id', 'desc')
-      .limit(page.limit + 1)
-      .execute(),
+    keysetPage(
+      assets.select(COLUMNS),
+      [
+        { column: 'assets.trashed_at', direction: 'desc' },
+        { column: 'assets.id', direction: 'desc' },
+      ],
+      page,
+    ),
     db.countRows(assets),
   ]);
   return pagedOf(rows, page, (row) => [row.trashed_at ?? 0, row.id], total);

@@ -1,6 +1,6 @@
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { AppError, invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import type { PageLink, PageLinkCreate, PageLinkUpdate } from './schema.ts';
@@ -101,9 +101,7 @@ export function canonicalPath(input: string): string {
 }
 
 async function requireLink(db: TenantDb, id: string): Promise<PageLinkRow> {
-  const row = await findPageLink(db, id);
-  if (!row) throw notFound(`Page link ${id}`);
-  return row;
+  return found(await findPageLink(db, id), `Page link ${id}`);
 }
 
 /** Writes a link, turning a taken path into a 409 that names the link holding it. */

@@ -1,7 +1,7 @@
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PageMetadata } from '../../http/page-metadata.ts';
-import { invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { assertImageReferences, type ImageChecks } from './references.ts';
@@ -148,9 +148,7 @@ function contentColumns(content: Content) {
 }
 
 async function requirePage(db: TenantDb, id: string): Promise<PageRow> {
-  const row = await findPage(db, id);
-  if (!row) throw notFound(`Page ${id}`);
-  return row;
+  return found(await findPage(db, id), `Page ${id}`);
 }
 
 export async function createPage(db: TenantDb, input: PageCreate, images: ImageChecks): Promise<Page> {

@@ -1,10 +1,12 @@
 import { type Static, Type } from 'typebox';
 import {
+  createOf,
   HttpUrl,
   IdParams,
   Nullable,
   PagedList,
   PageQuery,
+  patchOf,
   SearchQuery,
   Timestamp,
 } from '../../http/schemas.ts';
@@ -54,46 +56,37 @@ export const Person = Type.Object(
 );
 export type Person = Static<typeof Person>;
 
-export const PersonCreate = Type.Object(
-  {
-    name: Name,
-    email: Type.Optional(Email),
-    domain: Type.Optional(Domain),
-    phoneNumber: Type.Optional(Phone),
-    linkedinProfileUrl: Type.Optional(HttpUrl),
-  },
-  {
-    title: 'PersonCreate',
-    examples: [
-      {
-        name: 'Maya Chen',
-        email: 'maya.chen@northwind-outfitters.com',
-        phoneNumber: '+14155550123',
-        linkedinProfileUrl: 'https://www.linkedin.com/in/maya-chen-ecommerce',
-      },
-    ],
-    additionalProperties: false,
-  },
-);
+/** What a client may write of a person: the rules of PersonCreate and PersonUpdate. */
+const personInput = {
+  name: Name,
+  email: Email,
+  domain: Domain,
+  phoneNumber: Phone,
+  linkedinProfileUrl: HttpUrl,
+};
+
+export const PersonCreate = createOf(personInput, ['name'], {
+  title: 'PersonCreate',
+  examples: [
+    {
+      name: 'Maya Chen',
+      email: 'maya.chen@northwind-outfitters.com',
+      phoneNumber: '+14155550123',
+      linkedinProfileUrl: 'https://www.linkedin.com/in/maya-chen-ecommerce',
+    },
+  ],
+});
 export type PersonCreate = Static<typeof PersonCreate>;
 
-export const PersonUpdate = Type.Object(
+export const PersonUpdate = patchOf(
+  personInput,
   {
-    name: Type.Optional(Name),
-    email: Type.Optional(Nullable(Email)),
-    domain: Type.Optional(
-      Nullable(Domain, {
-        description: 'null drops a given domain: the domain is then taken from the email again',
-      }),
-    ),
-    phoneNumber: Type.Optional(Nullable(Phone)),
-    linkedinProfileUrl: Type.Optional(Nullable(HttpUrl)),
+    email: {},
+    domain: { description: 'null drops a given domain: the domain is then taken from the email again' },
+    phoneNumber: {},
+    linkedinProfileUrl: {},
   },
-  {
-    title: 'PersonUpdate',
-    examples: [{ phoneNumber: '+14155550199', linkedinProfileUrl: null }],
-    additionalProperties: false,
-  },
+  { title: 'PersonUpdate', examples: [{ phoneNumber: '+14155550199', linkedinProfileUrl: null }] },
 );
 export type PersonUpdate = Static<typeof PersonUpdate>;
 

@@ -1,13 +1,13 @@
+import { fieldsOf, timestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import { mapPaged } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { canonicalDomain } from '../../shared/domain.ts';
 import { emailDomain } from '../../shared/email.ts';
-import { AppError, invalidField, notFound } from '../../shared/errors.ts';
+import { AppError, found, invalidField } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { slugOf } from '../../shared/slug.ts';
-import { toTimestamp } from '../../shared/time.ts';
-import type { Person, PersonCreate, PersonUpdate } from './schema.ts';
+import { Person, PersonCreate, type PersonUpdate } from './schema.ts';
 import {
   deletePerson,
   findPerson,
@@ -42,24 +42,23 @@ const MAX_SLUG = 80;
 /** A create that lost a race on a unique key (the email) runs once more and then knows why. */
 const CREATE_ATTEMPTS = 2;
 
-export function presentPerson(row: PersonRow): Person {
-  return {
-    personId: row.id,
-    name: row.name,
-    email: row.email,
-    domain: row.domain,
-    slug: row.slug,
-    phoneNumber: row.phone_number,
-    linkedinProfileUrl: row.linkedin_profile_url,
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-  };
-}
+/** The one place a person's field meets its column. */
+const personFields = fieldsOf<PersonRow>()(Person, {
+  personId: 'id',
+  name: 'name',
+  email: 'email',
+  domain: 'domain',
+  slug: 'slug',
+  phoneNumber: 'phone_number',
+  linkedinProfileUrl: 'linkedin_profile_url',
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+});
+
+export const presentPerson = personFields.present;
 
 async function requirePerson(db: TenantDb, id: string): Promise<PersonRow> {
-  const row = await findPerson(db, id);
-  if (!row) throw notFound(`Person ${id}`);
-  return row;
+  return found(await findPerson(db, id), `Person ${id}`);
 }
 
 function domainOfEmail(email: string): string {
@@ -130,16 +129,13 @@ export async function createPerson(
     await assertEmailFree(tx, emailKey);
     const now = Date.now();
     const row: PersonRow = {
+      ...personFields.columns(PersonCreate, input),
       id: newId('person'),
       account_id: domain === null ? null : await accountOf(tx, domain),
-      name: input.name,
-      email,
       email_key: emailKey,
       domain,
       domain_given,
       slug: await freeSlug(tx, input.name),
-      phone_number: input.phoneNumber ?? null,
-      linkedin_profile_url: input.linkedinProfileUrl ?? null,
       latest_activity_at: null,
       created_at: now,
       updated_at: now,
@@ -155,14 +151,8 @@ export async function getPerson(db: TenantDb, id: string): Promise<Person> {
 
 function changesFor(current: PersonRow, input: PersonUpdate): PersonChanges {
   const email = input.email === undefined ? current.email : input.email;
-  const changes: PersonChanges = { updated_at: Date.now() };
-  if (input.name !== undefined) changes.name = input.name;
-  if (input.phoneNumber !== undefined) changes.phone_number = input.phoneNumber;
-  if (input.linkedinProfileUrl !== undefined) changes.linkedin_profile_url = input.linkedinProfileUrl;
-  if (input.email !== undefined) {
-    changes.email = email;
-    changes.email_key = email?.toLowerCase() ?? null;
-  }
+  const changes: PersonChanges = { ...personFields.write(input), updated_at: Date.now() };
+  if (input.email !== undefined) changes.email_key = email?.toLowerCase() ?? null;
   const keptDomain = current.domain_given === 1 ? current.domain : null;
   Object.assign(changes, resolveDomain(input.domain === undefined ? keptDomain : input.domain, email));
   return changes;
@@ -194,8 +184,7 @@ export async function updatePersonFields(
 }
 
 export async function removePerson(db: TenantDb, id: string): Promise<{ personId: string; deleted: true }> {
-  const deleted = await deletePerson(db, id);
-  if (!deleted) throw notFound(`Person ${id}`);
+  found(await deletePerson(db, id), `Person ${id}`);
   return { personId: id, deleted: true };
 }
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
-import { AppError, invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toTimestamp } from '../../shared/time.ts';
 import type { TenantDomain, TenantDomainCreate } from './schema.ts';
@@ -37,9 +37,7 @@ function present(row: TenantDomainRow): TenantDomain {
 }
 
 async function requireDomain(db: TenantDb, id: string): Promise<TenantDomainRow> {
-  const row = await findTenantDomain(db, id);
-  if (!row) throw notFound(`Tenant domain ${id}`);
-  return row;
+  return found(await findTenantDomain(db, id), `Tenant domain ${id}`);
 }
 
 /**

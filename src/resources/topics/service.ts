@@ -1,13 +1,14 @@
+import { Type } from 'typebox';
+import { fieldsOf, flag, json, timestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidState, notFound } from '../../shared/errors.ts';
+import { found, invalidState, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toTimestamp } from '../../shared/time.ts';
 import {
   ENTRIES_PER_TOPIC,
-  type Topic,
-  type TopicCreate,
-  type TopicEntry,
+  Topic,
+  TopicCreate,
+  TopicEntry,
   type TopicEntryCreate,
   type TopicEntryUpdate,
   type TopicUpdate,
@@ -35,29 +36,32 @@ import {
 // Each conflicting attempt lets one concurrent new default through, so a few always suffice.
 const DEFAULT_ATTEMPTS = 5;
 
-function presentEntry(row: TopicEntryRow): TopicEntry {
-  return {
-    topicEntryId: row.id,
-    topicId: row.topic_id,
-    sortOrder: row.sort_order,
-    content: { type: row.content_type, content: row.content_text },
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-  };
-}
+const entryFields = fieldsOf<TopicEntryRow>()(TopicEntry, {
+  topicEntryId: 'id',
+  topicId: 'topic_id',
+  sortOrder: 'sort_order',
+  // Two columns: written whole by the service.
+  content: (row) => ({ type: row.content_type, content: row.content_text }),
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+});
+
+const presentEntry = entryFields.present;
+
+/** A topic's own fields; its entries are rows of their own. */
+const topicFields = fieldsOf<TopicRow>()(Type.Omit(Topic, ['entries']), {
+  topicId: 'id',
+  title: 'title',
+  purpose: 'purpose',
+  sortOrder: 'sort_order',
+  isDefault: { column: 'is_default', codec: flag },
+  brandIds: { column: 'brand_ids', codec: json<string[]>() },
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+});
 
 function presentTopic(row: TopicRow, entries: TopicEntryRow[]): Topic {
-  return {
-    topicId: row.id,
-    title: row.title,
-    purpose: row.purpose,
-    sortOrder: row.sort_order,
-    isDefault: row.is_default === 1,
-    brandIds: JSON.parse(row.brand_ids) as string[],
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-    entries: entries.map(presentEntry),
-  };
+  return { ...topicFields.present(row), entries: entries.map(presentEntry) };
 }
 
 /** Presents topics with their entries; `entries` are in list order, so each topic's stay so. */
@@ -68,15 +72,11 @@ function withEntries(topics: TopicRow[], entries: TopicEntryRow[]): Topic[] {
 }
 
 async function requireTopic(db: TenantDb, id: string): Promise<TopicRow> {
-  const row = await findTopic(db, id);
-  if (!row) throw notFound(`Topic ${id}`);
-  return row;
+  return found(await findTopic(db, id), `Topic ${id}`);
 }
 
 async function requireEntry(db: TenantDb, topicId: string, id: string): Promise<TopicEntryRow> {
-  const row = await findEntry(db, topicId, id);
-  if (!row) throw notFound(`Entry ${id} of topic ${topicId}`);
-  return row;
+  return found(await findEntry(db, topicId, id), `Entry ${id} of topic ${topicId}`);
 }
 
 /**
@@ -87,12 +87,14 @@ export async function createTopic(db: TenantDb, input: TopicCreate): Promise<Top
   const row = await db.retryingTransaction(DEFAULT_ATTEMPTS, async (tx) => {
     const now = Date.now();
     const row: TopicRow = {
+      ...topicFields.columns(TopicCreate, {
+        purpose: '',
+        sortOrder: 0,
+        isDefault: false,
+        brandIds: [],
+        ...input,
+      }),
       id: newId('topic'),
-      title: input.title,
-      purpose: input.purpose ?? '',
-      sort_order: input.sortOrder ?? 0,
-      is_default: input.isDefault ? 1 : 0,
-      brand_ids: JSON.stringify(input.brandIds ?? []),
       created_at: now,
       updated_at: now,
     };
@@ -112,15 +114,8 @@ export async function updateTopicFields(db: TenantDb, id: string, input: TopicUp
   if (Object.keys(input).length === 0) return getTopic(db, id);
   await db.retryingTransaction(DEFAULT_ATTEMPTS, async (tx) => {
     const now = Date.now();
-    const changes: TopicChanges = { updated_at: now };
-    if (input.title !== undefined) changes.title = input.title;
-    if (input.purpose !== undefined) changes.purpose = input.purpose;
-    if (input.sortOrder !== undefined) changes.sort_order = input.sortOrder;
-    if (input.brandIds !== undefined) changes.brand_ids = JSON.stringify(input.brandIds);
-    if (input.isDefault !== undefined) {
-      if (input.isDefault) await clearDefaultTopic(tx, now);
-      changes.is_default = input.isDefault ? 1 : 0;
-    }
+    if (input.isDefault) await clearDefaultTopic(tx, now);
+    const changes: TopicChanges = { ...topicFields.write(input), updated_at: now };
     await updateTopic(tx, id, changes);
   });
   return getTopic(db, id);
@@ -208,11 +203,11 @@ export async function updateTopicEntry(
   const current = await requireEntry(db, topicId, id);
   if (input.content === undefined && input.sortOrder === undefined) return presentEntry(current);
   const now = Date.now();
-  const changes: TopicEntryChanges = { updated_at: now };
-  if (input.sortOrder !== undefined) changes.sort_order = input.sortOrder;
-  if (input.content !== undefined) {
-    changes.content_type = input.content.type;
-    changes.content_text = input.content.content;
+  const { content, ...fields } = input;
+  const changes: TopicEntryChanges = { ...entryFields.write(fields), updated_at: now };
+  if (content !== undefined) {
+    changes.content_type = content.type;
+    changes.content_text = content.content;
   }
   await db.transaction(async (tx) => {
     await updateEntry(tx, id, changes);

@@ -1,5 +1,5 @@
 import type { Selectable, SelectQueryBuilder, Updateable } from 'kysely';
-import { type Paged, type Paging, pagedOf } from '../../db/paging.ts';
+import { keysetPage, type Paged, type Paging, pagedOf, type SortKey } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { TopicEntriesTable, TopicsTable, TopicsTables } from './tables.ts';
 
@@ -31,6 +31,11 @@ const ENTRY_COLUMNS = [
   'created_at',
   'updated_at',
 ] as const;
+
+const LIST_ORDER: SortKey[] = [
+  { column: 'topics.sort_order', direction: 'asc' },
+  { column: 'topics.id', direction: 'desc' },
+];
 
 function inListOrder<O>(query: SelectQueryBuilder<TopicsTables, 'topics', O>) {
   return query.orderBy('topics.sort_order', 'asc').orderBy('topics.id', 'desc');
@@ -90,22 +95,8 @@ export async function searchTopics(
       ]),
     );
   }
-  const after = page.after;
   const [rows, total] = await Promise.all([
-    inListOrder(matching.select(TOPIC_COLUMNS))
-      .$if(after !== undefined, (q) => {
-        const sortOrder = Number(after?.[0]);
-        const id = String(after?.[1]);
-        // The first conjunct bounds the index range; the second skips what the last page showed.
-        return q.where((eb) =>
-          eb.and([
-            eb('topics.sort_order', '>=', sortOrder),
-            eb.or([eb('topics.sort_order', '>', sortOrder), eb('topics.id', '<', id)]),
-          ]),
-        );
-      })
-      .limit(page.limit + 1)
-      .execute(),
+    keysetPage(matching.select(TOPIC_COLUMNS), LIST_ORDER, page),
     db.countRows(matching),
   ]);
   return pagedOf(rows, page, (row) => [row.sort_order, row.id], total);

@@ -1,6 +1,6 @@
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { found, invalidField, invalidState, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { assertPublicUrl } from './address-guard.ts';
@@ -90,9 +90,7 @@ async function checkUrl(value: string, policy: UrlPolicy): Promise<string> {
 }
 
 async function requireSubscription(db: TenantDb, id: string): Promise<SubscriptionRow> {
-  const row = await findSubscription(db, id);
-  if (!row) throw notFound(`Webhook subscription ${id}`);
-  return row;
+  return found(await findSubscription(db, id), `Webhook subscription ${id}`);
 }
 
 /** A switched-off subscription gets nothing: no event, no test, no retry. */
