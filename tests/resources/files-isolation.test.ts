@@ -145,17 +145,24 @@ describe('large files', () => {
   it('the check of a 10 MiB SVG does not hold the event loop', async () => {
     const svg = largeSvg();
     expect(svg.length).toBeGreaterThan(10 * MIB - 100);
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    const file = await uploaded(api, svg, 'image/svg+xml');
-    delay.disable();
-    expect(file).toMatchObject({ contentType: 'image/svg+xml', size: svg.length });
     // The rule is 50 ms (the server's longest step here is sending the bytes to the pool, about
-    // 15 ms). The margin is for a shared two-core machine, where the client, the server, the
-    // pool's processes and others' work take turns; checked in the server, it was over 600 ms.
-    expect(delay.max / 1e6).toBeLessThan(200);
+    // 15 ms); checked in the server, it was over 600 ms. On a shared two-core machine the scheduler
+    // alone stalls the loop now and then: a check run in the server stalls it on every upload, so
+    // the least of three uploads' longest stalls is what is judged.
+    const stalls: number[] = [];
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      const file = await uploaded(api, svg, 'image/svg+xml');
+      delay.disable();
+      expect(file).toMatchObject({ contentType: 'image/svg+xml', size: svg.length });
+      const stall = delay.max / 1e6;
+      stalls.push(stall);
+      if (stall < 200) break;
+    }
+    expect(Math.min(...stalls), JSON.stringify(stalls)).toBeLessThan(200);
     await server.images.idle();
-  });
+  }, 120_000);
 
   it('a download streams: many clients that read nothing hold far less than the file each', async () => {
     const file = await uploaded(api, paddedPng(10 * MIB), 'image/png');
