@@ -39,19 +39,24 @@ async function experiment(
     path: `/lift-decision/${++paths}`,
   });
   const db = server.database.forTenant(api.tenantId);
+  const at = DAY + 3_600_000;
+  const session = (arm: Arm, converts: boolean) => {
+    const events: SessionEvent[] = [{ type: 'session_start', at }];
+    if (converts) events.push({ type: 'cta_click', at, actionId: 'demo' });
+    const visit = {
+      sessionId: `decide-${randomBytes(8).toString('hex')}`,
+      pageId: site.pageId,
+      audienceId: site.audienceId,
+      pageLinkId: site.pageLinkId,
+      arm,
+    };
+    return recordVisit(db, visit, events, at);
+  };
+  // A few dozen at a time: one at a time is slow on PostgreSQL, all at once crowds its pool.
   const record = async (arm: Arm, [sessions, conversions]: [number, number]) => {
-    for (let i = 0; i < sessions; i++) {
-      const at = DAY + 3_600_000;
-      const events: SessionEvent[] = [{ type: 'session_start', at }];
-      if (i < conversions) events.push({ type: 'cta_click', at, actionId: 'demo' });
-      const visit = {
-        sessionId: `decide-${randomBytes(8).toString('hex')}`,
-        pageId: site.pageId,
-        audienceId: site.audienceId,
-        pageLinkId: site.pageLinkId,
-        arm,
-      };
-      await recordVisit(db, visit, events, at);
+    for (let from = 0; from < sessions; from += 25) {
+      const batch = Array.from({ length: Math.min(25, sessions - from) }, (_, i) => from + i);
+      await Promise.all(batch.map((i) => session(arm, i < conversions)));
     }
   };
   await record('personalized', personalized);
