@@ -288,7 +288,11 @@ function IntervalBars({ lift }: { lift: AudienceLift }) {
       ? `The whole always-valid interval is above zero: personalization lifts conversion by at least ${points(sequence.lower)}.`
       : lift.decision === 'baseline_wins'
         ? 'The whole always-valid interval is below zero: the baseline converts better.'
-        : 'The always-valid interval spans zero: the data cannot tell yet whether personalization converts better.';
+        : `The always-valid interval spans zero: the data cannot tell yet whether personalization converts better.${
+            fixed.lower > 0 || fixed.upper < 0
+              ? ' The fixed interval alone excludes zero, but read day after day it does so by chance far too often to act on.'
+              : ''
+          }`;
   return (
     <figure class="interval">
       {sequence.lower !== null && sequence.upper !== null ? (
