@@ -98,21 +98,12 @@ function sampleRatio(personalized: Counts, baseline: Counts, holdoutPercent: num
 
 /** What may be read at any time: the always-valid sequence, its decision and the wait for one. */
 function sequential(personalized: Counts, baseline: Counts, tuning: Required<SequentialQuery>) {
-  const sequence = confidenceSequence(
-    proportion(personalized),
-    proportion(baseline),
-    tuning.sequentialTuning,
-  );
-  const decision = decisionOf(sequence);
+  const [a, b] = [proportion(personalized), proportion(baseline)];
+  const sequence = confidenceSequence(a, b, tuning.sequentialTuning);
   return {
     confidenceSequence: sequence ?? { lower: null, upper: null },
-    decision,
-    sessionsToDecision: sessionsToDecision(
-      proportion(personalized),
-      proportion(baseline),
-      tuning.minimumLift,
-      tuning.sequentialTuning,
-    ),
+    decision: decisionOf(sequence),
+    sessionsToDecision: sessionsToDecision(a, b, tuning.minimumLift, tuning.sequentialTuning),
   };
 }
 
