@@ -107,7 +107,7 @@ describe('tailor demo', () => {
       server.child.kill('SIGTERM');
       await server.exited;
     }
-  }, 120_000);
+  }, 180_000);
 
   it("refuses to fill another database than the running server's, naming what differs", async () => {
     environment = await freshEnvironment();
@@ -144,5 +144,5 @@ describe('tailor demo', () => {
     const after = await tailor(['demo'], environment.env);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toContain('Open these once the server runs with this same environment');
-  }, 120_000);
+  }, 180_000);
 });
