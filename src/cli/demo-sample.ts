@@ -1,5 +1,6 @@
 import type { BrandInput } from '../resources/brands/schema.ts';
 import type { PageCreate } from '../resources/pages/schema.ts';
+import type { Arm } from '../resources/sessions/tables.ts';
 import type { TopicEntryCreate } from '../resources/topics/schema.ts';
 
 /**
@@ -44,6 +45,11 @@ export interface AudienceSpec {
   sessions: number;
   /** The share of the audience's visitors served the baseline, to measure lift. */
   holdoutPercent?: number;
+  /**
+   * How often an engaged visitor clicks the call to action, per arm, where this audience's page
+   * converts otherwise than the sample's usual (src/cli/demo.ts): so that lift shows each decision.
+   */
+  ctaChance?: Record<Arm, number>;
   /** A visitor of the link fills in the form (with this person's address) when the demo makes it. */
   submitsForm?: boolean;
 }
@@ -275,6 +281,22 @@ export const PAGES: PageSpec[] = [
         context: 'Anonymous visitors from retail; keep it general.',
         sessions: 1200,
         holdoutPercent: 20,
+      },
+      {
+        path: '/platform/planners',
+        customName: 'Planners from the newsletter',
+        context: 'Merchandise planners who read the newsletter; they care about forecast accuracy.',
+        sessions: 300,
+        holdoutPercent: 50,
+        ctaChance: { personalized: 0.6, baseline: 0.15 },
+      },
+      {
+        path: '/platform/store-managers',
+        customName: 'Store managers',
+        context: 'Store managers; they want less admin, not more dashboards.',
+        sessions: 300,
+        holdoutPercent: 50,
+        ctaChance: { personalized: 0.15, baseline: 0.6 },
       },
       {
         path: '/platform/globex',

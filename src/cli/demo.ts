@@ -91,14 +91,20 @@ function wordmark(spec: BrandSpec): Buffer {
   );
 }
 
-/** One visitor's session of realistic shape: some bounce, most read a while, a few click through. */
 /**
  * How often an engaged visitor clicks the call to action, per arm: the sample's personalized pages
- * convert better than the baseline, so that the lift of the holdout audience has a story to tell.
+ * convert better than the baseline, so that the lift of the holdout audience has a story to tell
+ * (an audience may say otherwise, `ctaChance`).
  */
-const CTA_CHANCE: Record<Arm, number> = { personalized: 0.35, baseline: 0.25 };
+const CTA_CHANCE: Record<Arm, number> = { personalized: 0.33, baseline: 0.27 };
 
-function sessionEvents(random: () => number, start: number, arm: Arm): SessionEvent[] {
+/** One visitor's session of realistic shape: some bounce, most read a while, a few click through. */
+function sessionEvents(
+  random: () => number,
+  start: number,
+  arm: Arm,
+  ctaChance = CTA_CHANCE,
+): SessionEvent[] {
   if (random() < 0.25)
     return [
       { type: 'session_start', at: start },
@@ -110,7 +116,7 @@ function sessionEvents(random: () => number, start: number, arm: Arm): SessionEv
     events.push({ type: 'interaction', at: start + (i + 1) * 5000 });
   }
   events.push({ type: 'scroll', at: start + 15_000, depth: 30 + Math.floor(random() * 71) });
-  if (random() < CTA_CHANCE[arm])
+  if (random() < ctaChance[arm])
     events.push({ type: 'cta_click', at: start + 30_000, actionId: 'book-demo' });
   events.push({ type: 'time', at: start + seconds * 1000, ms: seconds * 1000 });
   return events;
@@ -282,7 +288,7 @@ class Sample {
         pageLinkId: made.link.pageLinkId,
         arm,
       };
-      await recordVisit(this.db, visit, sessionEvents(this.random, start, arm), start);
+      await recordVisit(this.db, visit, sessionEvents(this.random, start, arm, made.spec.ctaChance), start);
       this.tally.note('visitor sessions', true);
       last = visit;
     }

@@ -36,8 +36,10 @@ let api: Client;
 let browser: Browser;
 /** A page whose audience holds out half its visitors, visited by nobody yet: the journey's end. */
 let visited: LinkedPage;
-/** A page whose audience has weeks of sessions in both arms: a lift with enough data. */
+/** A page whose audience has weeks of sessions in both arms: a lift with enough data, undecided. */
 let busy: LinkedPage;
+/** A page whose personalized version converts twice as well as its baseline: a decided lift. */
+let winning: LinkedPage;
 let personId: string;
 let accountId: string;
 let subscriptionId: string;
@@ -94,6 +96,13 @@ beforeAll(async () => {
   });
   await seedSessions(busy, 'personalized', 14, 30, 9);
   await seedSessions(busy, 'baseline', 14, 8, 2);
+  winning = await publishLinkedPage(server, api, {
+    page: { name: 'Winter offer' },
+    path: '/winter/jane',
+    audience: { personId: jane.personId, holdoutPercent: 20 },
+  });
+  await seedSessions(winning, 'personalized', 14, 30, 15);
+  await seedSessions(winning, 'baseline', 14, 8, 1);
   await ok(
     api.request('PUT', '/v0/brands/acme', {
       body: {
@@ -124,6 +133,7 @@ function views(): [string, string][] {
     ['analytics', `/pages/${busy.pageId}/analytics`],
     ['lift', lift(busy)],
     ['lift-not-enough', lift(visited)],
+    ['lift-wins', lift(winning)],
     ['persons', '/persons'],
     ['person', `/persons/${personId}`],
     ['person-new', '/persons/new'],
@@ -200,6 +210,14 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
     );
     const interval = page.getByRole('img', { name: /^Estimate .* 95 % interval from/ });
     expect(await interval.count()).toBe(1);
+    expect(expected.decision).toBe('keep_running');
+    const wait = Number(expected.sessionsToDecision.toPrecision(2)).toLocaleString('en-US');
+    const decision = page.getByRole('heading', { level: 2 }).first();
+    expect(await decision.textContent()).toBe(`Keep it running: about ${wait} more visitors`);
+    const sequence = page.getByRole('img', { name: /^Estimate .* always-valid 95 % sequence from/ });
+    expect(await sequence.count()).toBe(1);
+    await page.getByText('Why two intervals?').click();
+    await page.getByText(/stays right 95 % of the time however often it is read/).waitFor();
     const chance = (expected.chanceToBeatBaseline * 100).toLocaleString('en-US', {
       maximumFractionDigits: 1,
     });
@@ -217,6 +235,21 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
       'startDate must be before endDate',
     );
     expect(await page.getByLabel('From', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    await page.close();
+  });
+
+  it('says first, in plain words, that personalization wins once the always-valid interval is above zero', async () => {
+    const expected = await ok(
+      api.get(`/v0/pages/${winning.pageId}/analytics/audiences/${winning.audienceId}/lift`),
+    );
+    expect(expected.decision).toBe('personalized_wins');
+    const { page } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await goTo(page, `/pages/${winning.pageId}/audiences/${winning.audienceId}/lift`);
+    const decision = page.getByRole('heading', { level: 2 }).first();
+    expect(await decision.textContent()).toBe('Personalization wins');
+    await page.getByText(/you can act on it now/).waitFor();
+    await page.getByText(/The whole always-valid interval is above zero/).waitFor();
     await page.close();
   });
 
@@ -413,7 +446,7 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
       await signIn(page, api.apiKey as string);
       for (const [name, view] of views()) {
         await goTo(page, view);
-        if (name === 'analytics' || name === 'lift')
+        if (name === 'analytics' || name === 'lift' || name === 'lift-wins')
           await page.locator('.chart-canvas canvas').first().waitFor();
         await checkView(page, name, viewport);
       }

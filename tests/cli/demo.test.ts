@@ -28,19 +28,19 @@ describe('tailor demo', () => {
     const apiKey = first.stdout.match(/API key: (tlr_[0-9A-Za-z]{40})/)?.[1] as string;
     expect(apiKey).toBeDefined();
     expect(first.stdout).toMatch(
-      /2 brands\n\s+5 topics\n\s+4 accounts\n\s+5 persons\n\s+4 pages\n\s+9 audiences\n\s+9 page links/,
+      /2 brands\n\s+5 topics\n\s+4 accounts\n\s+5 persons\n\s+4 pages\n\s+11 audiences\n\s+11 page links/,
     );
     expect(first.stdout).toMatch(/\d+ visitor sessions/);
     expect(first.stdout).toContain('2 form submissions');
     const urls = urlsOf(first.stdout);
-    expect(urls).toHaveLength(9);
+    expect(urls).toHaveLength(11);
     // On the pages origin, never the API's (the console's).
     for (const url of urls) expect(url).toMatch(new RegExp(`^${PAGES_URL}/p/default/[a-z0-9/-]+$`));
 
     const again = await tailor(['demo'], env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).not.toContain('API key:');
-    expect(again.stdout).toContain('9 page links (9 from an earlier run)');
+    expect(again.stdout).toContain('11 page links (11 from an earlier run)');
     expect(again.stdout).not.toContain('visitor sessions');
     expect(urlsOf(again.stdout)).toEqual(urls);
 
@@ -76,7 +76,7 @@ describe('tailor demo', () => {
         (page: { name: string }) => page.name === 'Retail analytics platform',
       );
       const analytics = await api(`/v0/pages/${platform.pageId}/analytics/audiences`);
-      expect(analytics.items).toHaveLength(4);
+      expect(analytics.items).toHaveLength(6);
       expect(analytics.items.every((item: { totalSessions: number }) => item.totalSessions > 0)).toBe(true);
       // The holdout audience has enough sessions in both arms for the lift to tell something.
       const liftPath = first.stdout.match(/over its 20 % holdout \(docs\/analytics\.md\): GET (\S+)/)?.[1];
@@ -87,6 +87,18 @@ describe('tailor demo', () => {
       expect(lift.absoluteLift).toBeGreaterThan(0);
       expect(lift.confidenceInterval.lower).toBeLessThan(lift.confidenceInterval.upper);
       expect(lift.chanceToBeatBaseline).toBeGreaterThan(0.5);
+      // Between them, the audiences with a holdout show each decision of the always-valid interval.
+      const liftPaths = [...first.stdout.matchAll(/% holdout \(docs\/analytics\.md\): GET (\S+)/g)].map(
+        (match) => match[1] as string,
+      );
+      const lifts = await Promise.all(liftPaths.map((path) => api(path)));
+      const decisions = lifts.map((each) => each.decision);
+      expect(
+        decisions.sort(),
+        JSON.stringify(lifts.map((each) => [each.personalized, each.baseline])),
+      ).toEqual(['baseline_wins', 'keep_running', 'personalized_wins']);
+      expect(lift.decision).toBe('keep_running');
+      expect(lift.sessionsToDecision).toBeGreaterThan(0);
       // The demo's form submissions were enriched onto their persons.
       const jane = persons.items.find((person: { email: string }) => person.email.startsWith('jane.cooper@'));
       const logs = await api(`/v0/persons/${jane.personId}/logs`);
@@ -95,7 +107,7 @@ describe('tailor demo', () => {
       server.child.kill('SIGTERM');
       await server.exited;
     }
-  });
+  }, 180_000);
 
   it("refuses to fill another database than the running server's, naming what differs", async () => {
     environment = await freshEnvironment();
@@ -132,5 +144,5 @@ describe('tailor demo', () => {
     const after = await tailor(['demo'], environment.env);
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toContain('Open these once the server runs with this same environment');
-  });
+  }, 180_000);
 });

@@ -1045,7 +1045,7 @@ export interface paths {
     };
     /**
      * Conversion lift of an audience over its holdout
-     * @description How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Figures that need a session in both arms are null until then. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.
+     * @description How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Because a fixed interval read every day finds a winner far more often than 5 % of the time when there is none, the answer also carries confidenceSequence, an always-valid 95 % interval of the absolute lift (normal mixture, tuned by sequentialTuning), the decision it supports (personalized_wins, baseline_wins or keep_running) and, while it says keep_running, sessionsToDecision: about how many more sessions before a lift of the observed size (or of minimumLift, while the observed one is smaller) would be declared. Figures that need a session in both arms are null until then. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.
      */
     get: operations['getAudienceLift'];
     put?: never;
@@ -1745,6 +1745,14 @@ export interface components {
         lower: number | null;
         upper: number | null;
       };
+      /** @description The normal-mixture confidence sequence (Howard, Ramdas, McAuliffe and Sekhon, 2021) of the difference of the two rates: unlike confidenceInterval, it stays 95 % valid however often it is read, so it may be checked every day */
+      confidenceSequence: {
+        lower: number | null;
+        upper: number | null;
+      };
+      /** @description What the confidence sequence lets one act on: personalized_wins when its lower bound is above 0, baseline_wins when its upper bound is below 0, otherwise (or while it is null) keep_running */
+      decision: 'personalized_wins' | 'baseline_wins' | 'keep_running';
+      sessionsToDecision: number | null;
       chanceToBeatBaseline: number | null;
       /** @description The sample-ratio-mismatch check */
       srm: {
@@ -6633,6 +6641,10 @@ export interface operations {
         startDate?: string;
         /** @description RFC 3339 date-time or "+ms"; default now; exclusive */
         endDate?: string;
+        /** @description Sessions (both arms) at which a decision is expected: the confidence sequence is tightest there. Integer 100 to 10,000,000; default 5,000 */
+        sequentialTuning?: number;
+        /** @description The smallest absolute lift worth waiting for, a fraction 0.001-1 (0.02 is 2 percentage points): sessionsToDecision waits for it while the observed lift is smaller. Default 0.02 */
+        minimumLift?: number;
       };
       header?: never;
       path: {

@@ -1,6 +1,13 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { DAY_MS, type Period, periodOf, splitByRollups } from './period.ts';
 import type { AudienceLift } from './schema.ts';
+import {
+  confidenceSequence,
+  DEFAULT_MINIMUM_LIFT,
+  DEFAULT_SEQUENTIAL_TUNING,
+  decisionOf,
+  sessionsToDecision,
+} from './sequential.ts';
 import { chanceToBeat, chiSquarePValue, newcombeInterval, type Proportion } from './statistics.ts';
 import { armDailyTotals, armSessionTotals } from './store.ts';
 import type { Arm } from './tables.ts';
@@ -16,6 +23,12 @@ const ENOUGH_SESSIONS = 100;
 const ENOUGH_CONVERSIONS = 10;
 /** The p-value under which a split counts as a mismatch: strict, since the check runs on every read. */
 const SRM_THRESHOLD = 0.001;
+
+/** The sequence's query parameters (docs/analytics.md). */
+interface SequentialQuery {
+  sequentialTuning?: number;
+  minimumLift?: number;
+}
 
 type Counts = { sessions: number; conversions: number };
 type Day = Record<Arm, Counts>;
@@ -83,7 +96,18 @@ function sampleRatio(personalized: Counts, baseline: Counts, holdoutPercent: num
   return { pValue, mismatch: pValue < SRM_THRESHOLD };
 }
 
-/** Every figure comparing the arms; null where an arm has no session to compute it from. */
+/** What may be read at any time: the always-valid sequence, its decision and the wait for one. */
+function sequential(personalized: Counts, baseline: Counts, tuning: Required<SequentialQuery>) {
+  const [a, b] = [proportion(personalized), proportion(baseline)];
+  const sequence = confidenceSequence(a, b, tuning.sequentialTuning);
+  return {
+    confidenceSequence: sequence ?? { lower: null, upper: null },
+    decision: decisionOf(sequence),
+    sessionsToDecision: sessionsToDecision(a, b, tuning.minimumLift, tuning.sequentialTuning),
+  };
+}
+
+/** Every fixed-horizon figure comparing the arms; null where an arm has no session to compute it from. */
 function compare(personalized: Counts, baseline: Counts) {
   if (personalized.sessions === 0 || baseline.sessions === 0) {
     return {
@@ -122,7 +146,7 @@ export async function audienceLift(
   db: TenantDb,
   pageId: string,
   audienceId: string,
-  query: { startDate?: string; endDate?: string },
+  query: { startDate?: string; endDate?: string } & SequentialQuery,
   holdoutOf: AudienceHoldout,
   now = Date.now(),
 ): Promise<AudienceLift> {
@@ -138,6 +162,10 @@ export async function audienceLift(
     personalized: withRate(personalized),
     baseline: withRate(baseline),
     ...compare(personalized, baseline),
+    ...sequential(personalized, baseline, {
+      sequentialTuning: query.sequentialTuning ?? DEFAULT_SEQUENTIAL_TUNING,
+      minimumLift: query.minimumLift ?? DEFAULT_MINIMUM_LIFT,
+    }),
     srm: sampleRatio(personalized, baseline, holdoutPercent),
     enoughData: enough(personalized) && enough(baseline),
     daily: [...days.entries()].map(([day, arms]) => ({ date: isoDate(day), ...arms })),

@@ -1,6 +1,13 @@
 import type { Api } from '../../http/types.ts';
 import { type AudienceHoldout, audienceLift } from './lift.ts';
-import { AnalyticsParams, AnalyticsQuery, AudienceAnalytics, AudienceLift, LiftParams } from './schema.ts';
+import {
+  AnalyticsParams,
+  AnalyticsQuery,
+  AudienceAnalytics,
+  AudienceLift,
+  LiftParams,
+  LiftQuery,
+} from './schema.ts';
 import { audienceAnalytics, type PageAudiences } from './service.ts';
 
 /** The analytics endpoints; `audiences` lists the audiences of a page, `holdout` tells an audience's. */
@@ -33,9 +40,9 @@ export async function sessionRoutes(
         operationId: 'getAudienceLift',
         summary: 'Conversion lift of an audience over its holdout',
         description:
-          "How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Figures that need a session in both arms are null until then. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.",
+          "How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Because a fixed interval read every day finds a winner far more often than 5 % of the time when there is none, the answer also carries confidenceSequence, an always-valid 95 % interval of the absolute lift (normal mixture, tuned by sequentialTuning), the decision it supports (personalized_wins, baseline_wins or keep_running) and, while it says keep_running, sessionsToDecision: about how many more sessions before a lift of the observed size (or of minimumLift, while the observed one is smaller) would be declared. Figures that need a session in both arms are null until then. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.",
         params: LiftParams,
-        querystring: AnalyticsQuery,
+        querystring: LiftQuery,
         response: { 200: AudienceLift },
       },
     },

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Count, IdParams, Nullable } from '../../http/schemas.ts';
+import { DEFAULT_MINIMUM_LIFT, DEFAULT_SEQUENTIAL_TUNING } from './sequential.ts';
 
 export const SessionId = Type.String({
   pattern: '^[A-Za-z0-9-]{8,64}$',
@@ -66,6 +67,28 @@ export const AnalyticsQuery = Type.Object({
   endDate: Type.Optional(Type.String({ description: 'RFC 3339 date-time or "+ms"; default now; exclusive' })),
 });
 
+export const LiftQuery = Type.Object({
+  ...AnalyticsQuery.properties,
+  sequentialTuning: Type.Optional(
+    Type.Integer({
+      minimum: 100,
+      maximum: 10_000_000,
+      default: DEFAULT_SEQUENTIAL_TUNING,
+      description:
+        'Sessions (both arms) at which a decision is expected: the confidence sequence is tightest there. Integer 100 to 10,000,000; default 5,000',
+    }),
+  ),
+  minimumLift: Type.Optional(
+    Type.Number({
+      minimum: 0.001,
+      maximum: 1,
+      default: DEFAULT_MINIMUM_LIFT,
+      description:
+        'The smallest absolute lift worth waiting for, a fraction 0.001-1 (0.02 is 2 percentage points): sessionsToDecision waits for it while the observed lift is smaller. Default 0.02',
+    }),
+  ),
+});
+
 export const AudienceAnalyticsItem = Type.Object(
   {
     audienceId: Type.String(),
@@ -128,6 +151,32 @@ export const AudienceLift = Type.Object(
         upper: Fraction('Upper bound; null when either arm has no session'),
       },
       { description: "Newcombe's hybrid score interval (95 %) for the difference of the two rates" },
+    ),
+    confidenceSequence: Type.Object(
+      {
+        lower: Fraction(
+          'Lower bound of the always-valid 95 % sequence of absoluteLift; null when either arm has no session or neither arm varies',
+        ),
+        upper: Fraction('Upper bound; null as lower is'),
+      },
+      {
+        description:
+          'The normal-mixture confidence sequence (Howard, Ramdas, McAuliffe and Sekhon, 2021) of the difference of the two rates: unlike confidenceInterval, it stays 95 % valid however often it is read, so it may be checked every day',
+      },
+    ),
+    decision: Type.Union(
+      [Type.Literal('personalized_wins'), Type.Literal('baseline_wins'), Type.Literal('keep_running')],
+      {
+        description:
+          'What the confidence sequence lets one act on: personalized_wins when its lower bound is above 0, baseline_wins when its upper bound is below 0, otherwise (or while it is null) keep_running',
+      },
+    ),
+    sessionsToDecision: Nullable(
+      Type.Integer({
+        minimum: 0,
+        description:
+          'While keep_running: about how many more sessions (both arms, in the current split) before the sequence would exclude 0 if the rates stay as observed, for a lift of the observed size or, while that is under minimumLift, of minimumLift (0: a lift of minimumLift would already show, so the true lift is likely smaller). Null once decided, while the sequence is null, or beyond 10^12 sessions',
+      }),
     ),
     chanceToBeatBaseline: Fraction(
       'The probability, 0-1, that the personalized rate is above the baseline rate (Bayesian, uniform Beta(1, 1) priors); null when either arm has no session',

@@ -14,6 +14,12 @@ import { describePeriod, type Period, PeriodPicker, periodQuery, searchOf, usePe
 /** What lift needs before its figures mean much (docs/analytics.md, `enoughData`). */
 const ENOUGH = { sessions: 100, conversions: 10 };
 
+/**
+ * The smallest lift worth waiting for, 2 percentage points: asked of the API as `minimumLift`, so
+ * that the wait it answers and the lift the view names are the same.
+ */
+const MINIMUM_LIFT = 0.02;
+
 interface Ids {
   pageId: string;
   audienceId: string;
@@ -38,7 +44,7 @@ export function LiftView({ pageId, audienceId }: Ids) {
     () =>
       unwrap(
         client.GET('/v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', {
-          params: { path, query: periodQuery(period) },
+          params: { path, query: { ...periodQuery(period), minimumLift: MINIMUM_LIFT } },
         }),
       ),
     [audienceId, searchOf(period)],
@@ -79,6 +85,7 @@ function LiftReport({
   const noHoldout = lift.holdoutPercent === 0 && lift.baseline.sessions === 0;
   return (
     <>
+      {!noHoldout && <Decision lift={lift} />}
       {noHoldout && (
         <div class="notice warn">
           <p>
@@ -118,8 +125,8 @@ function LiftReport({
       <section aria-labelledby="lift-heading">
         <h2 id="lift-heading">Lift</h2>
         <p class="muted">
-          The personalized arm's conversion rate minus the baseline's, in percentage points, with its 95 %
-          interval.
+          The personalized arm's conversion rate minus the baseline's, in percentage points, with two 95 %
+          intervals around it.
         </p>
         <div class="card">
           <dl class="facts totals">
@@ -132,20 +139,30 @@ function LiftReport({
               <dd class="figure">{change(lift.relativeLift)}</dd>
             </div>
             <div>
-              <dt>95 % interval</dt>
-              <dd class="figure">
-                {lift.confidenceInterval.lower === null
-                  ? '—'
-                  : `${points(lift.confidenceInterval.lower, false)} to ${points(lift.confidenceInterval.upper)}`}
-              </dd>
+              <dt>Always-valid interval</dt>
+              <dd class="figure">{range(lift.confidenceSequence)}</dd>
+            </div>
+            <div>
+              <dt>Fixed 95 % interval</dt>
+              <dd class="figure">{range(lift.confidenceInterval)}</dd>
             </div>
             <div>
               <dt>Chance to beat the baseline</dt>
               <dd class="figure">{chance(lift.chanceToBeatBaseline)}</dd>
             </div>
           </dl>
-          <IntervalBar lift={lift} />
+          <IntervalBars lift={lift} />
         </div>
+        <details class="why-two">
+          <summary>Why two intervals?</summary>
+          <p>
+            The fixed interval is right 95 % of the time only if it is read once, at an end planned in
+            advance. Read every day, it will sooner or later exclude zero by chance: in a simulation of
+            experiments with no true difference, checked daily for 60 days, it named a winner in about a third
+            of them. The always-valid interval is wider, so that it stays right 95 % of the time however often
+            it is read: the decision above comes from it, and may be acted on the day it appears.
+          </p>
+        </details>
       </section>
       <section aria-labelledby="daily-heading">
         <h2 id="daily-heading">Day by day (UTC)</h2>
@@ -200,7 +217,55 @@ function NotEnoughData({ lift }: { lift: AudienceLift }) {
   );
 }
 
-/** Where a value sits on the bar's scale, in percent of its width. */
+type Bounds = AudienceLift['confidenceInterval'];
+
+/** An interval as "−1.2 to +3.4 pts"; a dash while it cannot be computed. */
+function range({ lower, upper }: Bounds): string {
+  return lower === null || upper === null ? '—' : `${points(lower, false)} to ${points(upper)}`;
+}
+
+/** The decision, rounded for reading: "about 12,000 more visitors". */
+function roughly(sessions: number): string {
+  const rounded = Number(sessions.toPrecision(2));
+  return counted(Math.max(rounded, 1), 'more visitor');
+}
+
+const DECISIONS: Record<AudienceLift['decision'], { title: string; tone: string }> = {
+  personalized_wins: { title: 'Personalization wins', tone: 'win' },
+  baseline_wins: { title: 'Baseline wins', tone: 'loss' },
+  keep_running: { title: 'Keep it running', tone: 'wait' },
+};
+
+/** What to do, in plain words, from the always-valid interval: it may be read every day. */
+function Decision({ lift }: { lift: AudienceLift }) {
+  const { title, tone } = DECISIONS[lift.decision];
+  const wait = lift.sessionsToDecision;
+  const waitedFor = Math.max(Math.abs(lift.absoluteLift ?? 0), MINIMUM_LIFT);
+  const heading =
+    lift.decision === 'keep_running' && wait !== null && wait > 0
+      ? `${title}: about ${roughly(wait)}`
+      : title;
+  let explanation: string;
+  if (lift.decision === 'personalized_wins')
+    explanation = `Visitors who see the personalized page convert better, by ${range(lift.confidenceSequence)}. This interval stays valid however often you look, so you can act on it now.`;
+  else if (lift.decision === 'baseline_wins')
+    explanation = `Visitors who see the page without personalization convert better: personalization's lift is ${range(lift.confidenceSequence)}, all of it below zero. Consider reworking this audience's version.`;
+  else if (wait === null)
+    explanation =
+      'There is not enough yet to say how long: both arms need visitors, and at least one of them a conversion. Looking every day is fine.';
+  else if (wait === 0)
+    explanation = `A lift of ${points(MINIMUM_LIFT)} would have shown by now, so any difference is smaller than that. Keep it running to tell a smaller one, or stop if that is too small to matter.`;
+  else
+    explanation = `At today's rates, that is about how many more sessions, in both arms together, before a lift of ${points(waitedFor)} would show. Looking every day in the meantime is fine.`;
+  return (
+    <section class={`decision ${tone}`} aria-labelledby="decision-heading">
+      <h2 id="decision-heading">{heading}</h2>
+      <p>{explanation}</p>
+    </section>
+  );
+}
+
+/** Where a value sits on the bars' shared scale, in percent of their width. */
 function scaleOf(values: number[]): (value: number) => number {
   const low = Math.min(0, ...values);
   const high = Math.max(0, ...values);
@@ -208,26 +273,77 @@ function scaleOf(values: number[]): (value: number) => number {
   return (value) => ((value - (low - pad)) / (high - low + 2 * pad)) * 100;
 }
 
-/** The estimate with its 95 % interval around it, against the zero line (no difference). */
-function IntervalBar({ lift }: { lift: AudienceLift }) {
-  const { lower, upper } = lift.confidenceInterval;
+/** Both intervals around the estimate on one scale, against the zero line (no difference). */
+function IntervalBars({ lift }: { lift: AudienceLift }) {
+  const fixed = lift.confidenceInterval;
+  const sequence = lift.confidenceSequence;
   const estimate = lift.absoluteLift;
-  if (lower === null || upper === null || estimate === null)
-    return <p class="muted">The interval needs sessions in both arms.</p>;
-  const at = scaleOf([lower, upper, estimate]);
+  if (fixed.lower === null || fixed.upper === null || estimate === null)
+    return <p class="muted">The intervals need sessions in both arms.</p>;
+  const drawn = [fixed.lower, fixed.upper, estimate];
+  if (sequence.lower !== null && sequence.upper !== null) drawn.push(sequence.lower, sequence.upper);
+  const at = scaleOf(drawn);
   const reading =
-    lower > 0
-      ? `The whole interval is above zero: personalization lifts conversion by at least ${points(lower)}.`
-      : upper < 0
-        ? 'The whole interval is below zero: the baseline converts better.'
-        : 'The interval spans zero: the data cannot tell yet whether personalization converts better.';
+    lift.decision === 'personalized_wins'
+      ? `The whole always-valid interval is above zero: personalization lifts conversion by at least ${points(sequence.lower)}.`
+      : lift.decision === 'baseline_wins'
+        ? 'The whole always-valid interval is below zero: the baseline converts better.'
+        : `The always-valid interval spans zero: the data cannot tell yet whether personalization converts better.${
+            fixed.lower > 0 || fixed.upper < 0
+              ? ' The fixed interval alone excludes zero, but read day after day it does so by chance far too often to act on.'
+              : ''
+          }`;
   return (
     <figure class="interval">
-      <div
-        class="interval-track"
-        role="img"
-        aria-label={`Estimate ${points(estimate)}, 95 % interval from ${points(lower)} to ${points(upper)}, against zero.`}
-      >
+      {sequence.lower !== null && sequence.upper !== null ? (
+        <IntervalTrack
+          label="Always-valid 95 % (read it any day)"
+          kind="sequence"
+          name={`Estimate ${points(estimate)}, always-valid 95 % sequence from ${points(sequence.lower)} to ${points(sequence.upper)}, against zero.`}
+          lower={sequence.lower}
+          upper={sequence.upper}
+          estimate={estimate}
+          at={at}
+        />
+      ) : (
+        <p class="muted">The always-valid interval needs a conversion in at least one arm.</p>
+      )}
+      <IntervalTrack
+        label="Fixed 95 % (read it once, at a planned end)"
+        kind="fixed"
+        name={`Estimate ${points(estimate)}, 95 % interval from ${points(fixed.lower)} to ${points(fixed.upper)}, against zero.`}
+        lower={fixed.lower}
+        upper={fixed.upper}
+        estimate={estimate}
+        at={at}
+      />
+      <figcaption>{reading}</figcaption>
+    </figure>
+  );
+}
+
+/** One interval as a bar with its bounds labelled under it. */
+function IntervalTrack({
+  label,
+  kind,
+  name,
+  lower,
+  upper,
+  estimate,
+  at,
+}: {
+  label: string;
+  kind: 'sequence' | 'fixed';
+  name: string;
+  lower: number;
+  upper: number;
+  estimate: number;
+  at: (value: number) => number;
+}) {
+  return (
+    <div class={`interval-row ${kind}`}>
+      <p class="interval-label">{label}</p>
+      <div class="interval-track" role="img" aria-label={name}>
         <span class="interval-zero" style={{ left: `${at(0)}%` }} />
         <span class="interval-range" style={{ left: `${at(lower)}%`, width: `${at(upper) - at(lower)}%` }} />
         <span class="interval-estimate" style={{ left: `${at(estimate)}%` }} />
@@ -242,8 +358,7 @@ function IntervalBar({ lift }: { lift: AudienceLift }) {
         )}
         <ScaleLabel at={at(upper)}>{points(upper)}</ScaleLabel>
       </div>
-      <figcaption>{reading}</figcaption>
-    </figure>
+    </div>
   );
 }
 
