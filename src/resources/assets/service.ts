@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
+import { fieldsOf, flag, json, nullableTimestamp, timestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
 import { found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
-import type { Asset, AssetCreate } from './schema.ts';
+import { Asset, type AssetCreate } from './schema.ts';
 import {
   type AssetFilter,
   type AssetRow,
@@ -39,22 +40,31 @@ export interface AssetFiles {
 
 const NO_LINKS: FileLinks = { downloadUrl: null, previewDownloadUrl: null };
 
+/** The one place an asset's field meets its column; its tenant and its file's links are not in its row. */
+const assetFields = fieldsOf<AssetRow>()(
+  Type.Omit(Asset, ['tenantId', 'downloadUrl', 'previewDownloadUrl']),
+  {
+    assetId: 'id',
+    name: 'name',
+    purpose: 'purpose',
+    tags: { column: 'tags', codec: json<string[]>() },
+    aiDescription: 'ai_description',
+    parentAssetId: 'parent_asset_id',
+    hidden: { column: 'hidden', codec: flag },
+    // Two columns: written by the service.
+    data: (row) => ({ type: row.data_type, fileId: row.file_id }),
+    lifecycleState: 'lifecycle_state',
+    createdAt: { column: 'created_at', codec: timestamp },
+    updatedAt: { column: 'updated_at', codec: timestamp },
+    trashedAt: { column: 'trashed_at', codec: nullableTimestamp },
+    deletedAt: { column: 'deleted_at', codec: nullableTimestamp },
+  },
+);
+
 function present(db: TenantDb, row: AssetRow, links: FileLinks): Asset {
   return {
-    assetId: row.id,
+    ...assetFields.present(row),
     tenantId: db.tenantId,
-    name: row.name,
-    purpose: row.purpose,
-    tags: JSON.parse(row.tags) as string[],
-    aiDescription: row.ai_description,
-    parentAssetId: row.parent_asset_id,
-    hidden: row.hidden === 1,
-    data: { type: row.data_type, fileId: row.file_id },
-    lifecycleState: row.lifecycle_state,
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-    trashedAt: toNullableTimestamp(row.trashed_at),
-    deletedAt: toNullableTimestamp(row.deleted_at),
     ...(row.lifecycle_state === 'deleted' ? NO_LINKS : links),
   };
 }

@@ -1,9 +1,9 @@
+import { fieldsOf, timestamp } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { invalidField, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toTimestamp } from '../../shared/time.ts';
-import type { Brand, BrandInput } from './schema.ts';
+import { Brand, BrandInput } from './schema.ts';
 import {
   type BrandProfile,
   type BrandRow,
@@ -30,29 +30,28 @@ export interface PutBrand {
 /** A PUT that lost the race to create the same brand runs again and replaces it. */
 const PUT_ATTEMPTS = 2;
 
-function present(row: BrandRow): Brand {
-  return {
-    brandId: row.brand_id,
-    name: row.name,
-    website: row.website,
-    logoAssetId: row.logo_asset_id,
-    colors: { primary: row.color_primary, accent: row.color_accent },
-    voice: row.voice,
-    footerText: row.footer_text,
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-  };
-}
+/** The one place a brand's field meets its column. */
+const brandFields = fieldsOf<BrandRow>()(Brand, {
+  brandId: 'brand_id',
+  name: 'name',
+  website: 'website',
+  logoAssetId: 'logo_asset_id',
+  // Two columns: written by the service, lowercased.
+  colors: (row) => ({ primary: row.color_primary, accent: row.color_accent }),
+  voice: 'voice',
+  footerText: 'footer_text',
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+});
+
+const present = brandFields.present;
 
 function profileOf(input: BrandInput): BrandProfile {
+  const { colors, ...fields } = input;
   return {
-    name: input.name,
-    website: input.website ?? null,
-    logo_asset_id: input.logoAssetId ?? null,
-    color_primary: input.colors?.primary?.toLowerCase() ?? null,
-    color_accent: input.colors?.accent?.toLowerCase() ?? null,
-    voice: input.voice ?? null,
-    footer_text: input.footerText ?? null,
+    ...brandFields.columns(BrandInput, fields),
+    color_primary: colors?.primary?.toLowerCase() ?? null,
+    color_accent: colors?.accent?.toLowerCase() ?? null,
   };
 }
 

@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { Type } from 'typebox';
 import type { Database } from '../../db/connection.ts';
+import { fieldsOf, nullableTimestamp, timestamp } from '../../db/fields.ts';
 import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
 import type { JobContext } from '../../jobs/types.ts';
 import type { Logger } from '../../jobs/worker.ts';
 import { AppError, invalidField, notFound } from '../../shared/errors.ts';
 import { QueueClosed, QueueFull } from '../../shared/fair-queue.ts';
 import { newId } from '../../shared/ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { downloadUrl, type LinkSigner, PREVIEW_FORMAT, storageKey } from './download-links.ts';
 import type { ImagePool } from './image-pool.ts';
 import { IMAGE_FORMATS, IMAGE_TYPES, type ImageType, isImageType } from './images.ts';
-import type { File } from './schema.ts';
+import { File } from './schema.ts';
 import type { FileStorage } from './storage.ts';
 import {
   type FileRow,
@@ -68,16 +69,19 @@ function linksOf(tenantId: string, links: LinkSigner, row: FileRow, now: number)
   };
 }
 
+/** The one place a file's field meets its column; its links are signed when it is shown. */
+const fileFields = fieldsOf<FileRow>()(Type.Omit(File, ['downloadUrl', 'previewDownloadUrl']), {
+  fileId: 'id',
+  // Stored only after isImageType accepted it.
+  contentType: (row) => row.content_type as ImageType,
+  size: 'size',
+  sha256: 'sha256',
+  createdAt: { column: 'created_at', codec: timestamp },
+  deletedAt: { column: 'deleted_at', codec: nullableTimestamp },
+});
+
 function present(db: TenantDb, links: LinkSigner, row: FileRow): File {
-  return {
-    fileId: row.id,
-    contentType: row.content_type as ImageType,
-    size: row.size,
-    sha256: row.sha256,
-    createdAt: toTimestamp(row.created_at),
-    deletedAt: toNullableTimestamp(row.deleted_at),
-    ...linksOf(db.tenantId, links, row, Date.now()),
-  };
+  return { ...fileFields.present(row), ...linksOf(db.tenantId, links, row, Date.now()) };
 }
 
 function mediaType(header: string | undefined): string {

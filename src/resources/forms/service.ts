@@ -1,14 +1,15 @@
 import type { Kysely } from 'kysely';
+import { fieldsOf, json, nullableTimestamp, timestamp } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
-import type {
-  EnrichmentFailure,
-  FormFields,
+import {
+  type EnrichmentFailure,
+  type FormFields,
   FormSubmission,
-  FormSubmissionCreate,
+  type FormSubmissionCreate,
+  FormSubmissionEnrichment,
   FormSubmittedData,
 } from './schema.ts';
 import {
@@ -74,32 +75,33 @@ export async function storeSubmission(
   return submittedOf(row);
 }
 
-/** The submission as `form.submitted` shows it. */
-function submittedOf(row: SubmissionRow): FormSubmittedData {
-  return {
-    formSubmissionId: row.id,
-    pageId: row.page_id,
-    audienceId: row.audience_id,
-    pageLinkId: row.page_link_id,
-    email: row.email,
-    fields: JSON.parse(row.fields) as FormFields,
-    submittedAt: toTimestamp(row.submitted_at),
-  };
-}
+/** The one place the submitted fields of a submission meet their columns. */
+const submittedFields = {
+  formSubmissionId: 'id',
+  pageId: 'page_id',
+  audienceId: 'audience_id',
+  pageLinkId: 'page_link_id',
+  email: 'email',
+  fields: { column: 'fields', codec: json<FormFields>() },
+  submittedAt: { column: 'submitted_at', codec: timestamp },
+} as const;
 
-function presentSubmission(row: SubmissionRow): FormSubmission {
-  return {
-    ...submittedOf(row),
-    enrichment: {
-      state: row.enrichment_state,
-      // Written only from EnrichmentFailure values (markFailed); migration 0023 took back the one retired.
-      reason: row.enrichment_failure as EnrichmentFailure | null,
-      personId: row.person_id,
-      accountId: row.account_id,
-      finishedAt: toNullableTimestamp(row.enrichment_finished_at),
-    },
-  };
-}
+const enrichmentFields = fieldsOf<SubmissionRow>()(FormSubmissionEnrichment, {
+  state: 'enrichment_state',
+  // Written only from EnrichmentFailure values (markFailed); migration 0023 took back the one retired.
+  reason: (row) => row.enrichment_failure as EnrichmentFailure | null,
+  personId: 'person_id',
+  accountId: 'account_id',
+  finishedAt: { column: 'enrichment_finished_at', codec: nullableTimestamp },
+});
+
+/** The submission as `form.submitted` shows it. */
+const submittedOf = fieldsOf<SubmissionRow>()(FormSubmittedData, submittedFields).present;
+
+const presentSubmission = fieldsOf<SubmissionRow>()(FormSubmission, {
+  ...submittedFields,
+  enrichment: enrichmentFields.present,
+}).present;
 
 /** The tenant's submissions, newest first, narrowed by each filter given. */
 export async function listFormSubmissions(

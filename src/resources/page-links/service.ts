@@ -1,9 +1,10 @@
+import { Type } from 'typebox';
+import { fieldsOf, nullableTimestamp, timestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
-import type { PageLink, PageLinkCreate, PageLinkUpdate } from './schema.ts';
+import { PageLink, type PageLinkCreate, type PageLinkUpdate } from './schema.ts';
 import {
   countLiveLinksOnDomain,
   findLivePageLinkByPath,
@@ -48,17 +49,27 @@ export interface PageLinkNeeds {
 /** The first segment of every endpoint of the pages origin: a link on a tenant domain may not take it. */
 const RESERVED_SEGMENT = 'v0';
 
+/** The one place a link's field meets its column; its url also needs the tenant's addresses (`present`). */
+const linkFields = fieldsOf<PageLinkRow>()(Type.Omit(PageLink, ['url']), {
+  pageLinkId: 'id',
+  tenantDomainId: 'tenant_domain_id',
+  path: 'path',
+  // Two columns: written by `targetColumns`.
+  target: (row) => ({ targetType: row.target_type, audienceId: row.audience_id }),
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+  deletedAt: { column: 'deleted_at', codec: nullableTimestamp },
+});
+
+function targetColumns(target: PageLinkCreate['target']) {
+  return { target_type: target.targetType, audience_id: target.audienceId };
+}
+
 function present(row: PageLinkRow, prefixes: Prefixes): PageLink {
   const prefix = row.tenant_domain_id === null ? prefixes.shared : prefixes.domains.get(row.tenant_domain_id);
   return {
-    pageLinkId: row.id,
-    tenantDomainId: row.tenant_domain_id,
-    path: row.path,
-    target: { targetType: row.target_type, audienceId: row.audience_id },
+    ...linkFields.present(row),
     url: row.deleted_at === null && prefix !== undefined ? `${prefix}${row.path}` : null,
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-    deletedAt: toNullableTimestamp(row.deleted_at),
   };
 }
 
@@ -137,8 +148,7 @@ export async function createPageLink(
   const row: PageLinkRow = {
     id: newId('pagelink'),
     path,
-    target_type: input.target.targetType,
-    audience_id: input.target.audienceId,
+    ...targetColumns(input.target),
     tenant_domain_id: tenantDomainId,
     created_at: now,
     updated_at: now,
@@ -161,18 +171,16 @@ export async function updatePageLinkFields(
 ): Promise<PageLink> {
   const current = await requireLink(db, id);
   if (current.deleted_at !== null) throw invalidState(`Page link ${id} is deleted`);
-  const changes: PageLinkChanges = { updated_at: Date.now() };
-  if (input.path !== undefined) changes.path = canonicalPath(input.path);
-  if (input.target !== undefined) {
-    await needs.assertTarget(db, input.target.audienceId, '/body/target/audienceId');
-    changes.target_type = input.target.targetType;
-    changes.audience_id = input.target.audienceId;
-  }
-  if (input.tenantDomainId !== undefined) {
-    if (input.tenantDomainId !== null)
-      await needs.assertDomain(db, input.tenantDomainId, '/body/tenantDomainId');
-    changes.tenant_domain_id = input.tenantDomainId;
-  }
+  const { target, tenantDomainId } = input;
+  const path = input.path === undefined ? undefined : canonicalPath(input.path);
+  if (target) await needs.assertTarget(db, target.audienceId, '/body/target/audienceId');
+  if (tenantDomainId) await needs.assertDomain(db, tenantDomainId, '/body/tenantDomainId');
+  const moved: Pick<PageLinkUpdate, 'path' | 'tenantDomainId'> = { path, tenantDomainId };
+  const changes: PageLinkChanges = {
+    ...linkFields.write(moved),
+    ...(target && targetColumns(target)),
+    updated_at: Date.now(),
+  };
   const address = {
     path: changes.path ?? current.path,
     tenantDomainId:

@@ -1,19 +1,20 @@
+import { Type } from 'typebox';
+import { fieldsOf, json, nullableTimestamp, timestamp } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PageMetadata } from '../../http/page-metadata.ts';
 import { found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { assertImageReferences, type ImageChecks } from './references.ts';
-import type {
-  Action,
-  ActionCardWidget,
-  FooterLinkGroup,
+import {
+  type Action,
+  type ActionCardWidget,
+  type FooterLinkGroup,
   Page,
-  PageCreate,
-  PageSearchItem,
-  PageUpdate,
-  Script,
+  type PageCreate,
+  type PageSearchItem,
+  type PageUpdate,
+  type Script,
 } from './schema.ts';
 import {
   findPage,
@@ -33,32 +34,42 @@ type Content = Pick<
   'actions' | 'actionCardWidgets' | 'scripts' | 'footerLinks' | 'headerActionId' | 'metadata' | 'name'
 >;
 
-function parse<T>(json: string | null): T | undefined {
-  return json === null ? undefined : (JSON.parse(json) as T);
+function parse<T>(text: string | null): T | undefined {
+  return text === null ? undefined : (JSON.parse(text) as T);
 }
+
+/**
+ * The one place a page's field meets its column. The optional fields, which a page without them
+ * leaves out rather than shows as null, are presented by `presentPage`; the content is written
+ * whole by `contentColumns`.
+ */
+const pageFields = fieldsOf<PageRow>()(Type.Omit(Page, ['footerLinks', 'headerActionId', 'metadata']), {
+  pageId: 'id',
+  name: 'name',
+  title: 'title',
+  pageContext: 'page_context',
+  pageType: 'page_type',
+  status: 'status',
+  brandId: 'brand_id',
+  actions: { column: 'actions', codec: json<Action[]>() },
+  actionCardWidgets: { column: 'action_card_widgets', codec: json<ActionCardWidget[]>() },
+  scripts: { column: 'scripts', codec: json<Script[]>() },
+  // PostgreSQL may answer the count as a string.
+  audiencesCount: (row) => Number(row.audiences_count),
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+  archivedAt: { column: 'archived_at', codec: nullableTimestamp },
+  deletedAt: { column: 'deleted_at', codec: nullableTimestamp },
+});
 
 export function presentPage(row: PageRow): Page {
   const footerLinks = parse<FooterLinkGroup[]>(row.footer_links);
   const metadata = parse<PageMetadata>(row.metadata);
   return {
-    pageId: row.id,
-    name: row.name,
-    title: row.title,
-    pageContext: row.page_context,
-    pageType: row.page_type,
-    status: row.status,
-    brandId: row.brand_id,
-    actions: parse<Action[]>(row.actions) ?? [],
-    actionCardWidgets: parse<ActionCardWidget[]>(row.action_card_widgets) ?? [],
-    scripts: parse<Script[]>(row.scripts) ?? [],
+    ...pageFields.present(row),
     ...(footerLinks ? { footerLinks } : {}),
     ...(row.header_action_id ? { headerActionId: row.header_action_id } : {}),
     ...(metadata ? { metadata } : {}),
-    audiencesCount: Number(row.audiences_count),
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-    archivedAt: toNullableTimestamp(row.archived_at),
-    deletedAt: toNullableTimestamp(row.deleted_at),
   };
 }
 
@@ -218,10 +229,13 @@ export async function updatePageFields(
   };
   assertHeaderAction(content.actions, content.headerActionId);
   if (input.actionCardWidgets) await assertImageReferences(db, content.actionCardWidgets, images);
-  const changes: PageChanges = { ...contentColumns(content), updated_at: Date.now() };
-  if (input.pageContext !== undefined) changes.page_context = input.pageContext;
-  if (input.pageType !== undefined) changes.page_type = input.pageType;
-  if (input.brandId !== undefined) changes.brand_id = input.brandId;
+  const { pageContext, pageType, brandId } = input;
+  const fields: Pick<PageUpdate, 'pageContext' | 'pageType' | 'brandId'> = { pageContext, pageType, brandId };
+  const changes: PageChanges = {
+    ...contentColumns(content),
+    ...pageFields.write(fields),
+    updated_at: Date.now(),
+  };
   await updatePage(db, id, changes);
   return getPage(db, id);
 }

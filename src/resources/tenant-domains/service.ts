@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
+import { fieldsOf, timestamp } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
 import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toTimestamp } from '../../shared/time.ts';
-import type { TenantDomain, TenantDomainCreate } from './schema.ts';
+import { TenantDomain, TenantDomainCreate } from './schema.ts';
 import {
   deleteTenantDomainRow,
   findHeldHostname,
@@ -27,14 +27,15 @@ export interface HeldDomain {
   tenantDomainId: string;
 }
 
-function present(row: TenantDomainRow): TenantDomain {
-  return {
-    tenantDomainId: row.id,
-    hostname: row.hostname,
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-  };
-}
+/** The one place a tenant domain's field meets its column. */
+const domainFields = fieldsOf<TenantDomainRow>()(TenantDomain, {
+  tenantDomainId: 'id',
+  hostname: 'hostname',
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+});
+
+const present = domainFields.present;
 
 async function requireDomain(db: TenantDb, id: string): Promise<TenantDomainRow> {
   return found(await findTenantDomain(db, id), `Tenant domain ${id}`);
@@ -54,8 +55,8 @@ export async function createTenantDomain(
   }
   const now = Date.now();
   const row: TenantDomainRow = {
+    ...domainFields.columns(TenantDomainCreate, input),
     id: newId('domain'),
-    hostname: input.hostname,
     created_at: now,
     updated_at: now,
   };

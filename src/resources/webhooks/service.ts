@@ -1,18 +1,18 @@
+import { fieldsOf, flag, json, nullable, nullableTimestamp, timestamp } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { found, invalidField, invalidState, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { assertPublicUrl } from './address-guard.ts';
 import { type AttemptSettings, failureOf, sendEvent } from './delivery.ts';
 import { enqueueDelivery, WEBHOOK_TEST_EVENT } from './events.ts';
-import type {
+import {
   WebhookDelivery,
   WebhookSubscription,
   WebhookSubscriptionCreate,
-  WebhookSubscriptionUpdate,
-  WebhookSubscriptionWithSecret,
-  WebhookTestData,
+  type WebhookSubscriptionUpdate,
+  type WebhookSubscriptionWithSecret,
+  type WebhookTestData,
 } from './schema.ts';
 import { newSecret } from './signature.ts';
 import {
@@ -39,33 +39,39 @@ export interface UrlPolicy {
   allowPrivate: boolean;
 }
 
-function present(row: SubscriptionRow): WebhookSubscription {
-  return {
-    subscriptionId: row.id,
-    url: row.url,
-    events: row.events === null ? null : (JSON.parse(row.events) as WebhookSubscription['events']),
-    active: row.active === 1,
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-  };
-}
+type EventKinds = NonNullable<WebhookSubscription['events']>;
 
-function presentDelivery(row: DeliveryWithEvent): WebhookDelivery {
-  return {
-    deliveryId: row.id,
-    subscriptionId: row.subscription_id,
-    eventId: row.event_id,
-    eventType: row.event_type as WebhookDelivery['eventType'],
-    state: row.state,
-    attempts: row.attempts,
-    lastStatusCode: row.last_status_code,
-    lastError: row.last_error,
-    nextAttemptAt: row.state === 'pending' ? toNullableTimestamp(row.next_attempt_at) : null,
-    createdAt: toTimestamp(row.created_at),
-    updatedAt: toTimestamp(row.updated_at),
-    deliveredAt: toNullableTimestamp(row.delivered_at),
-  };
-}
+/** The one place a subscription's field meets its column; its secrets are never shown. */
+const subscriptionFields = fieldsOf<SubscriptionRow>()(WebhookSubscription, {
+  subscriptionId: 'id',
+  url: 'url',
+  events: { column: 'events', codec: nullable(json<EventKinds>()) },
+  active: { column: 'active', codec: flag },
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+});
+
+const present = subscriptionFields.present;
+
+/** The one place a delivery's field meets its column: deliveries are written by Tailor alone. */
+const deliveryFields = fieldsOf<DeliveryWithEvent>()(WebhookDelivery, {
+  deliveryId: 'id',
+  subscriptionId: 'subscription_id',
+  eventId: 'event_id',
+  // The events table holds every kind; a delivery's is one that is sent.
+  eventType: (row) => row.event_type as WebhookDelivery['eventType'],
+  state: 'state',
+  attempts: 'attempts',
+  lastStatusCode: 'last_status_code',
+  lastError: 'last_error',
+  // A finished delivery keeps its last due time, which is due no more.
+  nextAttemptAt: (row) => (row.state === 'pending' ? nullableTimestamp.present(row.next_attempt_at) : null),
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+  deliveredAt: { column: 'delivered_at', codec: nullableTimestamp },
+});
+
+const presentDelivery = deliveryFields.present;
 
 /** Receivers are absolute http(s) URLs without credentials, on public addresses unless allowed. */
 async function checkUrl(value: string, policy: UrlPolicy): Promise<string> {
@@ -108,10 +114,12 @@ export async function createSubscription(
 ): Promise<WebhookSubscriptionWithSecret> {
   const now = Date.now();
   const row: SubscriptionRow = {
+    ...subscriptionFields.columns(WebhookSubscriptionCreate, {
+      ...input,
+      url: await checkUrl(input.url, policy),
+      active: input.active ?? true,
+    }),
     id: newId('whsub'),
-    url: await checkUrl(input.url, policy),
-    events: input.events === undefined || input.events === null ? null : JSON.stringify(input.events),
-    active: input.active === false ? 0 : 1,
     secret: newSecret(),
     previous_secret: null,
     previous_secret_until: null,
@@ -139,14 +147,16 @@ export async function updateSubscriptionFields(
   policy: UrlPolicy,
 ): Promise<WebhookSubscription> {
   await requireSubscription(db, id);
-  const changes: SubscriptionChanges = { updated_at: Date.now() };
-  if (input.url !== undefined) changes.url = await checkUrl(input.url, policy);
-  if (input.events !== undefined)
-    changes.events = input.events === null ? null : JSON.stringify(input.events);
-  if (input.active !== undefined) {
-    changes.active = input.active ? 1 : 0;
-    if (input.active) changes.failing_since = null;
-  }
+  const fields: WebhookSubscriptionUpdate = {
+    ...input,
+    url: input.url === undefined ? undefined : await checkUrl(input.url, policy),
+  };
+  const changes: SubscriptionChanges = {
+    ...subscriptionFields.write(fields),
+    // Switched on again: its failures are behind it.
+    ...(input.active && { failing_since: null }),
+    updated_at: Date.now(),
+  };
   await updateSubscription(db, id, changes);
   return getSubscription(db, id);
 }
