@@ -3,17 +3,21 @@ import { useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
 import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
 
-/** What the form edits: every field of a person, as text ("" for none). */
-export interface PersonDraft {
-  name: string;
-  email: string;
-  domain: string;
-  phoneNumber: string;
-  linkedinProfileUrl: string;
-}
+/**
+ * What the form edits: every field a person is created with, as text ("" for none). Made from the
+ * client's `PersonCreate`, so a field the API gains makes `tsc` point at the drafts below.
+ */
+export type PersonDraft = { [Field in keyof PersonCreate]-?: string };
 
 type Optional = Exclude<keyof PersonDraft, 'name'>;
-const OPTIONAL: Optional[] = ['email', 'domain', 'phoneNumber', 'linkedinProfileUrl'];
+const OPTIONAL_FIELDS: Record<Optional, true> = {
+  email: true,
+  domain: true,
+  phoneNumber: true,
+  linkedinProfileUrl: true,
+};
+// Object.keys widens to string[]; the record above holds exactly the optional fields.
+const OPTIONAL = Object.keys(OPTIONAL_FIELDS) as Optional[];
 
 export const NEW_PERSON: PersonDraft = {
   name: '',
