@@ -41,6 +41,12 @@ export function nullable<Stored, Value>(codec: Codec<Stored, Value>): Codec<Stor
 
 export const nullableTimestamp = nullable(timestamp);
 
+/** The two times nearly every resource keeps, in the columns they are always kept in. */
+export const CREATED_AND_UPDATED = {
+  createdAt: { column: 'created_at', codec: timestamp },
+  updatedAt: { column: 'updated_at', codec: timestamp },
+} as const;
+
 type ColumnName<Row> = keyof Row & string;
 
 /** The columns that hold `Value` as the API shows it: named alone in a map. */

@@ -1,4 +1,4 @@
-import { fieldsOf, nullableTimestamp, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf, nullableTimestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import { mapPaged } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
@@ -22,8 +22,7 @@ const accountFields = fieldsOf<AccountRow>()(AccountFields, {
   accountId: 'id',
   domain: 'domain',
   name: 'name',
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
   latestActivityAt: { column: 'latest_activity_at', codec: nullableTimestamp },
 });
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { fieldsOf, flag, json, nullableTimestamp, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf, flag, json, nullableTimestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
 import { found, invalidField, invalidState } from '../../shared/errors.ts';
@@ -54,8 +54,7 @@ const assetFields = fieldsOf<AssetRow>()(
     // Two columns: written by the service.
     data: (row) => ({ type: row.data_type, fileId: row.file_id }),
     lifecycleState: 'lifecycle_state',
-    createdAt: { column: 'created_at', codec: timestamp },
-    updatedAt: { column: 'updated_at', codec: timestamp },
+    ...CREATED_AND_UPDATED,
     trashedAt: { column: 'trashed_at', codec: nullableTimestamp },
     deletedAt: { column: 'deleted_at', codec: nullableTimestamp },
   },

@@ -1,4 +1,4 @@
-import { fieldsOf, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { invalidField, notFound } from '../../shared/errors.ts';
@@ -40,8 +40,7 @@ const brandFields = fieldsOf<BrandRow>()(Brand, {
   colors: (row) => ({ primary: row.color_primary, accent: row.color_accent }),
   voice: 'voice',
   footerText: 'footer_text',
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
 });
 
 const present = brandFields.present;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { fieldsOf, nullableTimestamp, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf, nullableTimestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
@@ -56,8 +56,7 @@ const linkFields = fieldsOf<PageLinkRow>()(Type.Omit(PageLink, ['url']), {
   path: 'path',
   // Two columns: written by `targetColumns`.
   target: (row) => ({ targetType: row.target_type, audienceId: row.audience_id }),
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
   deletedAt: { column: 'deleted_at', codec: nullableTimestamp },
 });
 

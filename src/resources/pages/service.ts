@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { fieldsOf, json, nullableTimestamp, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf, json, nullableTimestamp } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import type { PageMetadata } from '../../http/page-metadata.ts';
@@ -56,8 +56,7 @@ const pageFields = fieldsOf<PageRow>()(Type.Omit(Page, ['footerLinks', 'headerAc
   scripts: { column: 'scripts', codec: json<Script[]>() },
   // PostgreSQL may answer the count as a string.
   audiencesCount: (row) => Number(row.audiences_count),
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
   archivedAt: { column: 'archived_at', codec: nullableTimestamp },
   deletedAt: { column: 'deleted_at', codec: nullableTimestamp },
 });

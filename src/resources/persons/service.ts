@@ -1,4 +1,4 @@
-import { fieldsOf, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import { mapPaged } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
@@ -51,8 +51,7 @@ const personFields = fieldsOf<PersonRow>()(Person, {
   slug: 'slug',
   phoneNumber: 'phone_number',
   linkedinProfileUrl: 'linkedin_profile_url',
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
 });
 
 export const presentPerson = personFields.present;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { fieldsOf, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
 import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
@@ -31,8 +31,7 @@ export interface HeldDomain {
 const domainFields = fieldsOf<TenantDomainRow>()(TenantDomain, {
   tenantDomainId: 'id',
   hostname: 'hostname',
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
 });
 
 const present = domainFields.present;

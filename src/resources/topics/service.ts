@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { fieldsOf, flag, json, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf, flag, json } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { found, invalidState, notFound } from '../../shared/errors.ts';
@@ -42,8 +42,7 @@ const entryFields = fieldsOf<TopicEntryRow>()(TopicEntry, {
   sortOrder: 'sort_order',
   // Two columns: written whole by the service.
   content: (row) => ({ type: row.content_type, content: row.content_text }),
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
 });
 
 const presentEntry = entryFields.present;
@@ -56,8 +55,7 @@ const topicFields = fieldsOf<TopicRow>()(Type.Omit(Topic, ['entries']), {
   sortOrder: 'sort_order',
   isDefault: { column: 'is_default', codec: flag },
   brandIds: { column: 'brand_ids', codec: json<string[]>() },
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
 });
 
 function presentTopic(row: TopicRow, entries: TopicEntryRow[]): Topic {

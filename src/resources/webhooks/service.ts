@@ -1,4 +1,4 @@
-import { fieldsOf, flag, json, nullable, nullableTimestamp, timestamp } from '../../db/fields.ts';
+import { CREATED_AND_UPDATED, fieldsOf, flag, json, nullable, nullableTimestamp } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { found, invalidField, invalidState, notFound } from '../../shared/errors.ts';
@@ -47,8 +47,7 @@ const subscriptionFields = fieldsOf<SubscriptionRow>()(WebhookSubscription, {
   url: 'url',
   events: { column: 'events', codec: nullable(json<EventKinds>()) },
   active: { column: 'active', codec: flag },
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
 });
 
 const present = subscriptionFields.present;
@@ -66,8 +65,7 @@ const deliveryFields = fieldsOf<DeliveryWithEvent>()(WebhookDelivery, {
   lastError: 'last_error',
   // A finished delivery keeps its last due time, which is due no more.
   nextAttemptAt: (row) => (row.state === 'pending' ? nullableTimestamp.present(row.next_attempt_at) : null),
-  createdAt: { column: 'created_at', codec: timestamp },
-  updatedAt: { column: 'updated_at', codec: timestamp },
+  ...CREATED_AND_UPDATED,
   deliveredAt: { column: 'delivered_at', codec: nullableTimestamp },
 });
 
