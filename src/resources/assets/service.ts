@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Paged, Paging } from '../../db/paging.ts';
-import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
 import { found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
@@ -18,7 +18,7 @@ import {
   markDeleted,
   moveAsset,
 } from './store.ts';
-import type { AssetLifecycleState } from './tables.ts';
+import type { AssetLifecycleState, AssetsTables } from './tables.ts';
 
 /** Signed links to a file's bytes and its preview, as an asset shows them. */
 export type FileLinks = Pick<Asset, 'downloadUrl' | 'previewDownloadUrl'>;
@@ -202,7 +202,7 @@ const PURGE_BATCH = 200;
  * update, so this is safe to repeat and to run beside requests: an asset restored meanwhile stays.
  */
 export async function deleteExpiredTrash(
-  db: Kysely<AnyTables>,
+  db: Kysely<AssetsTables>,
   cutoff: number,
   now: number,
   onFileFreed: (tenantId: string, fileId: string) => Promise<void>,
@@ -219,7 +219,7 @@ export async function deleteExpiredTrash(
 }
 
 /** Whether an asset that is not deleted uses the file. */
-export function isFileInUse(db: Kysely<AnyTables>, tenantId: string, fileId: string): Promise<boolean> {
+export function isFileInUse(db: Kysely<AssetsTables>, tenantId: string, fileId: string): Promise<boolean> {
   return fileInUse(db, tenantId, fileId);
 }
 
