@@ -16,6 +16,7 @@ import { PagesOrigin } from '../src/shared/pages-origin.ts';
 import { Signer } from '../src/shared/signing.ts';
 import { resourceNeeds } from '../src/wiring.ts';
 import { createTenantWithKey, type TenantWithKey } from '../src/workflows/tenant-setup/service.ts';
+import { anyTables } from '../tests/helpers/any-tables.ts';
 import { onCore, SERVER_CORE } from './harness.ts';
 
 // What every benchmark stands on: a database (PostgreSQL with DATABASE_URL, else SQLite in a temp
@@ -81,9 +82,9 @@ export async function rollUpSessions({ database, tenant }: Bench): Promise<void>
       sum(CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END),
       sum(CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END), sum(CASE WHEN form_submits > 0 THEN 1 ELSE 0 END)
     FROM sessions WHERE tenant_id = ${tenant.tenantId} GROUP BY tenant_id, audience_id, ${hour}, arm
-    ORDER BY ${hour}, audience_id, arm`.execute(database.acrossTenants);
+    ORDER BY ${hour}, audience_id, arm`.execute(anyTables(database));
   if (database.engine === 'postgres') {
-    await sql`VACUUM FULL audience_daily_stats`.execute(database.acrossTenants);
+    await sql`VACUUM FULL audience_daily_stats`.execute(anyTables(database));
   }
   await refreshStatistics(database);
 }
@@ -92,7 +93,7 @@ export async function rollUpSessions({ database, tenant }: Bench): Promise<void>
 export async function refreshStatistics(database: Database): Promise<void> {
   await sql
     .raw(database.engine === 'sqlite' ? 'PRAGMA optimize=0x10002' : 'ANALYZE')
-    .execute(database.acrossTenants);
+    .execute(anyTables(database));
 }
 
 export interface Served {

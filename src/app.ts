@@ -103,7 +103,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
   });
   requireApiKey(api, {
     database: options.database,
-    authenticate: (apiKey) => authenticate(options.database.acrossTenants, apiKey),
+    authenticate: (apiKey) => authenticate(options.database.acrossTenants(), apiKey),
     failures,
   });
   const rateLimit = createRateLimit({

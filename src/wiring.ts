@@ -44,7 +44,8 @@ export interface Wiring extends LinkSigner {
 }
 
 export function resourceNeeds({ database, pages, ...links }: Wiring): ResourceNeeds {
-  const slugOf = async (db: TenantDb) => (await tenants.getTenant(database.acrossTenants, db.tenantId)).slug;
+  const slugOf = async (db: TenantDb) =>
+    (await tenants.getTenant(database.acrossTenants(), db.tenantId)).slug;
   const apiHost = new URL(links.publicUrl).hostname;
   return {
     persons: { accountOf: accounts.accountIdForDomain },

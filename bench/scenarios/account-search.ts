@@ -12,7 +12,9 @@
  * followed by a number an eighth of the way from the oldest); a word matching a tenth of them;
  * the page at depth 10,000 by cursor.
  */
+
 import { newId } from '../../src/shared/ids.ts';
+import { anyTables } from '../../tests/helpers/any-tables.ts';
 import {
   compareWithBare,
   fmt,
@@ -56,7 +58,7 @@ async function seedAccounts(bench: Bench, total: number): Promise<void> {
         updated_at: now,
       };
     });
-    await bench.database.acrossTenants.insertInto('accounts').values(rows).execute();
+    await anyTables(bench.database).insertInto('accounts').values(rows).execute();
   }
 }
 

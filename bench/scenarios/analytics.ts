@@ -11,7 +11,9 @@
  * raw sessions at both ends), Tailor against a bare server answering the same bytes (10
  * connections), and 200 requests one at a time.
  */
+
 import { createAudience } from '../../src/workflows/audience-versions/service.ts';
+import { anyTables } from '../../tests/helpers/any-tables.ts';
 import {
   compareWithBare,
   fmt,
@@ -52,7 +54,7 @@ async function seedSessions(bench: Bench, pageId: string, audienceIds: string[],
         time_spent_ms: (n % 60) * 1000,
       };
     });
-    await bench.database.acrossTenants.insertInto('sessions').values(rows).execute();
+    await anyTables(bench.database).insertInto('sessions').values(rows).execute();
   }
 }
 
@@ -71,7 +73,7 @@ export default {
     }
     // Each new audience queued the generation of its first version: the server's worker must not
     // spend the measurement writing them.
-    await bench.database.acrossTenants
+    await anyTables(bench.database)
       .deleteFrom('jobs')
       .where('tenant_id', '=', bench.tenant.tenantId)
       .execute();

@@ -4,7 +4,9 @@
  * arm; a CTA click for 1 in 13 personalized and 1 in 17 baseline sessions (7.7% against 5.9%),
  * written straight into `sessions` with the rollups ingestion keeps.
  */
+
 import { createAudience } from '../../src/workflows/audience-versions/service.ts';
+import { anyTables } from '../../tests/helpers/any-tables.ts';
 import {
   compareWithBare,
   fmt,
@@ -53,7 +55,7 @@ export default {
           time_spent_ms: (n % 60) * 1000,
         } as const;
       });
-      await database.acrossTenants.insertInto('sessions').values(rows).execute();
+      await anyTables(database).insertInto('sessions').values(rows).execute();
     }
     await rollUpSessions(bench);
     const seeded = (Date.now() - seedStart) / 1000;

@@ -313,7 +313,7 @@ class Sample {
 /** The `default` tenant: made by prepareDatabase on an empty database, or here when only others exist. */
 async function defaultTenant(database: Database): Promise<{ tenant: Tenant; created?: TenantWithKey }> {
   try {
-    return { tenant: await getTenant(database.acrossTenants, DEFAULT_TENANT_SLUG) };
+    return { tenant: await getTenant(database.acrossTenants(), DEFAULT_TENANT_SLUG) };
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'not_found')) throw error;
     const created = await createTenantWithKey(database, { name: 'Default', slug: DEFAULT_TENANT_SLUG });

@@ -78,16 +78,21 @@ async function run(args: string[]): Promise<void> {
         createTenantWithKey(database, { name: required(options.name, '--name'), slug: options.slug }),
       );
     case 'keys create':
-      return withDatabase(async ({ acrossTenants: db }) => {
-        const tenant = await getTenant(db, required(options.tenant, '--tenant'));
-        return issueKey(db, tenant.tenantId, { readOnly: options['read-only'] === true });
+      return withDatabase(async (database) => {
+        const tenant = await getTenant(database.acrossTenants(), required(options.tenant, '--tenant'));
+        return issueKey(database.acrossTenants(), tenant.tenantId, {
+          readOnly: options['read-only'] === true,
+        });
       });
     case 'keys list':
-      return withDatabase(async ({ acrossTenants: db }) =>
-        listKeys(db, (await getTenant(db, required(options.tenant, '--tenant'))).tenantId),
+      return withDatabase(async (database) =>
+        listKeys(
+          database.acrossTenants(),
+          (await getTenant(database.acrossTenants(), required(options.tenant, '--tenant'))).tenantId,
+        ),
       );
     case 'keys revoke':
-      return withDatabase(({ acrossTenants: db }) => revoke(db, required(target, 'KEY_ID')));
+      return withDatabase((database) => revoke(database.acrossTenants(), required(target, 'KEY_ID')));
     case 'demo':
       return demo(loadConfig());
     case 'openapi':

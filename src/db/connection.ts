@@ -10,7 +10,21 @@ import type {
 } from './engine.ts';
 import { openPostgres } from './postgres/open.ts';
 import { openSqlite } from './sqlite/open.ts';
-import { type AnyTables, type NoTables, TenantDb } from './tenant-db.ts';
+import { type NoTables, TenantDb } from './tenant-db.ts';
+
+/**
+ * Tables as an acrossTenants handle whose caller has not said which it uses sees them: none, so
+ * that each caller names its tables (a store's own, e.g. Kysely<JobsTables>) and is typed on them.
+ */
+export type NoTablesAcross = Record<never, never>;
+
+/**
+ * A transaction begun on acrossTenants(), typed like acrossTenants() on the tables its caller names:
+ * each service a transaction spans takes it typed on its own tables.
+ */
+export function acrossTenantsIn<Tables = NoTablesAcross>(transaction: Kysely<unknown>): Kysely<Tables> {
+  return transaction as Kysely<Tables>;
+}
 
 export type { PoolUse } from './engine.ts';
 export { sqliteFile } from './sqlite/open.ts';
@@ -23,10 +37,14 @@ export { sqliteFile } from './sqlite/open.ts';
  * reached through narrow interfaces (db/engine.ts): `search`, `errors`, `locks`.
  */
 export class Database {
-  readonly acrossTenants: Kysely<AnyTables>;
+  constructor(private readonly opened: OpenedDatabase<unknown>) {}
 
-  constructor(private readonly opened: OpenedDatabase<AnyTables>) {
-    this.acrossTenants = opened.db;
+  /**
+   * The handle whose statements no tenant limits, typed on the tables its caller names (in a call's
+   * argument, those of the parameter it is passed to): with none named it reaches no table.
+   */
+  acrossTenants<Tables = NoTablesAcross>(): Kysely<Tables> {
+    return this.opened.db as Kysely<Tables>;
   }
 
   /** Which database this is: for the few things that are told apart outside db/ (tests, benchmarks). */
@@ -51,12 +69,12 @@ export class Database {
    * no statement); a store takes it as TenantDb<ItsTables>. Tests may name the tables they read.
    */
   forTenant<Tables = NoTables>(tenantId: string): TenantDb<Tables> {
-    return TenantDb.scoped<Tables>(tenantId, this.acrossTenants, this.opened.engine);
+    return TenantDb.scoped<Tables>(tenantId, this.opened.db, this.opened.engine);
   }
 
   /** The same database with a Kysely plugin on every statement (tests count queries with one). */
   withPlugin(plugin: KyselyPlugin): Database {
-    return new Database({ ...this.opened, db: this.acrossTenants.withPlugin(plugin) });
+    return new Database({ ...this.opened, db: this.opened.db.withPlugin(plugin) });
   }
 
   /** The connection pool's use now, on PostgreSQL; SQLite has one connection and no pool. */

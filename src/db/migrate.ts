@@ -34,11 +34,11 @@ async function followRenames(db: Kysely<unknown>): Promise<void> {
 export async function migrateToLatest(database: Database): Promise<MigrationResult[]> {
   const migrations = await migrationsFor(database.engine);
   const migrator = new Migrator({
-    db: database.acrossTenants,
+    db: database.acrossTenants(),
     provider: { getMigrations: async () => migrations },
   });
   for (let attempt = 1; ; attempt++) {
-    const { error, results } = await followRenames(database.acrossTenants).then(
+    const { error, results } = await followRenames(database.acrossTenants()).then(
       () => migrator.migrateToLatest(),
       (error: unknown) => ({ error, results: undefined }),
     );

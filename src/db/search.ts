@@ -1,6 +1,6 @@
 import type { SelectQueryBuilder } from 'kysely';
 import { descendingAfter, type Paging } from './paging.ts';
-import type { AnyTables, TenantDb } from './tenant-db.ts';
+import type { TenantDb } from './tenant-db.ts';
 
 /**
  * How many rows after the cursor a page of matches is looked for among first, and all that a query
@@ -26,8 +26,13 @@ export interface MatchingPage<R> {
   resumeBelow?: string;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: stores hand their own typed builders; only id and the chosen columns are read here
-type Rows = SelectQueryBuilder<AnyTables, any, any>;
+/**
+ * A store's typed builder as this helper sees it: it names columns by strings built at run time
+ * (`${table}.id`, the search's columns), which no table type of Kysely's can check, so the builder
+ * is seen untyped here; the store's `select` gives the rows their type back.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: columns named at run time; see above
+type Rows<Selected = any> = SelectQueryBuilder<any, any, Selected>;
 
 /**
  * The rows of a page of `candidates` (the tenant's rows a search keeps before its query) that hold
@@ -45,7 +50,7 @@ type Rows = SelectQueryBuilder<AnyTables, any, any>;
 export async function matchingPage<R>(
   db: Pick<TenantDb, 'search' | 'tenantId'>,
   candidates: Rows,
-  select: (rows: Rows) => SelectQueryBuilder<AnyTables, string, R>,
+  select: (rows: Rows) => Rows<R>,
   search: Search,
   page: Paging,
 ): Promise<MatchingPage<R>> {

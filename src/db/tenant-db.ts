@@ -23,13 +23,6 @@ import { TenantScopePlugin } from './tenant-scope.ts';
 export type NoTables = never;
 
 /**
- * Tables as `Database.acrossTenants` sees them: the one door still untyped, used by the work of no
- * one tenant (migrations, jobs' claims, purges, the CLI).
- */
-// biome-ignore lint/suspicious/noExplicitAny: acrossTenants is typed by its callers' parameters
-export type AnyTables = any;
-
-/**
  * What a method of TenantDb that starts a statement gives back: `Builder` for a handle that named
  * its tables, nothing (never) for one that did not, which cannot start one anyway. So a service's
  * handle, TenantDb<NoTables>, is accepted where a store asks for TenantDb<ItsTables>.

@@ -41,7 +41,7 @@ export async function healthRoutes(app: Api, database: Database): Promise<void> 
     },
     async () => {
       try {
-        await sql`SELECT 1`.execute(database.acrossTenants);
+        await sql`SELECT 1`.execute(database.acrossTenants());
       } catch {
         throw new AppError('unavailable', 'The database is not reachable');
       }

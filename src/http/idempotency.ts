@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AnyTables, OpenTransaction, TenantDb } from '../db/tenant-db.ts';
+import type { NoTables, OpenTransaction, TenantDb } from '../db/tenant-db.ts';
 import { AppError } from '../shared/errors.ts';
 import { stableStringify } from '../shared/stable-json.ts';
 import {
@@ -33,7 +33,7 @@ interface Idempotent {
   claim: Claim;
   /** The tenant's handle outside that transaction, which the claim itself is kept with. */
   outside: TenantDb;
-  transaction: OpenTransaction<AnyTables>;
+  transaction: OpenTransaction<NoTables>;
   renewal: NodeJS.Timeout;
 }
 

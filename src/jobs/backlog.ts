@@ -13,5 +13,5 @@ export interface QueuedKind {
  * as the metrics show it, read without the jobs' tables leaving src/jobs/.
  */
 export function queueBacklog(database: Database): Promise<QueuedKind[]> {
-  return queuedJobsByKind(database.acrossTenants);
+  return queuedJobsByKind(database.acrossTenants());
 }

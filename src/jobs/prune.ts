@@ -8,7 +8,7 @@ export const pruneFinishedJobs: ScheduledTask = {
   name: 'jobs.prune',
   everyMs: 60 * 60 * 1000,
   async run({ database, now }) {
-    await pruneJobs(database.acrossTenants, 'done', now - 7 * DAY);
-    await pruneJobs(database.acrossTenants, 'failed', now - 30 * DAY);
+    await pruneJobs(database.acrossTenants(), 'done', now - 7 * DAY);
+    await pruneJobs(database.acrossTenants(), 'failed', now - 30 * DAY);
   },
 };

@@ -12,6 +12,7 @@ import {
   renewSchedule,
   settleJob,
 } from './store.ts';
+import type { JobsTables } from './tables.ts';
 import type { JobContext, ScheduledTask } from './types.ts';
 
 export interface Logger {
@@ -158,7 +159,7 @@ export class Worker {
     const free = this.concurrency - this.running.size;
     if (free <= 0) return started;
     const { database } = this.options;
-    const jobs = await claimJobs(database.acrossTenants, database.locks, this.id, free, now, this.leaseMs);
+    const jobs = await claimJobs(database.acrossTenants(), database.locks, this.id, free, now, this.leaseMs);
     for (const job of jobs) this.track(this.runJob(job));
     return started + jobs.length;
   }
@@ -180,7 +181,7 @@ export class Worker {
   }
 
   private async startSchedule(task: ScheduledTask, now: number): Promise<boolean> {
-    const { acrossTenants: db } = this.options.database;
+    const db = this.options.database.acrossTenants<JobsTables>();
     if (!this.scheduled.has(task.name)) {
       await ensureSchedule(db, task.name, now);
       this.scheduled.add(task.name);
@@ -228,12 +229,12 @@ export class Worker {
     };
     const context: JobContext = { database, now: Date.now() };
     await this.withLease(
-      () => extendLease(database.acrossTenants, row.id, this.id, Date.now() + this.leaseMs),
+      () => extendLease(database.acrossTenants(), row.id, this.id, Date.now() + this.leaseMs),
       async () => {
         try {
           if (!handler) throw new Error(`No handler for jobs of kind ${row.kind}`);
           await handler.run(job, context);
-          await settleJob(database.acrossTenants, row.id, this.id, { state: 'done', now: Date.now() });
+          await settleJob(database.acrossTenants(), row.id, this.id, { state: 'done', now: Date.now() });
         } catch (error) {
           await this.fail(job, handler, context, asError(error));
         }
@@ -242,7 +243,7 @@ export class Worker {
   }
 
   private async fail(job: RunningJob, handler: JobHandler | undefined, context: JobContext, error: Error) {
-    const { acrossTenants: db } = this.options.database;
+    const db = this.options.database.acrossTenants<JobsTables>();
     const now = Date.now();
     const last = job.attempt >= job.maxAttempts;
     this.options.logger.warn({ err: error, jobId: job.id, attempt: job.attempt, last }, 'job attempt failed');

@@ -6,6 +6,7 @@ import { issueKey } from '../../src/resources/api-keys/service.ts';
 import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { recordVisit } from '../../src/workflows/visits/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   cell,
@@ -301,7 +302,7 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
       201,
     );
     const legacy = await ok(api.post('/v0/persons', { name: 'Legacy Person' }), 201);
-    await server.database.acrossTenants
+    await anyTables(server.database)
       .updateTable('persons')
       .set({ linkedin_profile_url: 'javascript:alert(1)' })
       .where('id', '=', legacy.personId)
@@ -429,7 +430,7 @@ describe.skipIf(!hasChromium)('the console areas in Chromium', () => {
   });
 
   it('shows a read-only key no control that writes on these views', async () => {
-    const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const readOnly = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     const { page, cspViolations } = await openConsole(browser, server.url);
     await signIn(page, readOnly.apiKey);
     for (const [name, view] of views().filter(([name]) => !/-(new|edit)$/.test(name))) {

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   checkView,
@@ -215,7 +216,7 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
 
   it('shows a read-only key the draft beside the baseline, with no editor', async () => {
     const sample = await draft();
-    const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const readOnly = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     const { page, cspViolations } = await openPreview(sample.view, readOnly.apiKey);
     await settle(page);
     expect(await page.locator('iframe').count()).toBe(2);

@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   brokenWords,
@@ -305,7 +306,7 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
     const versions = (await ok(api.get(`${base}/${audienceId}/versions`))).items;
     const third = versions.find((version: any) => version.versionNumber === 3);
     const note = 'The model did not answer through every retry (3 attempts).';
-    await server.database.acrossTenants
+    await anyTables(server.database)
       .updateTable('audience_versions')
       .set({ generation_note: note })
       .where('id', '=', third.versionId)
@@ -388,7 +389,7 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
   });
 
   it('shows a read-only key no control that writes on these views', async () => {
-    const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const readOnly = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     const { page, cspViolations } = await openConsole(browser, server.url);
     await signIn(page, readOnly.apiKey);
     for (const view of ['/topics', `/topics/${storiesId}`, `/persons/${personId}`, '/page-links']) {

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   checkView,
@@ -186,7 +187,7 @@ describe.skipIf(!hasChromium)('leads in Chromium', () => {
   }, 60_000);
 
   it('shows a read-only key the leads, with no control that writes', async () => {
-    const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const readOnly = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     const { page } = await openLeads(readOnly.apiKey);
     await expectNoWriteControl(page, '/leads');
     await page.getByRole('link', { name: 'sam.lee@gmail.com', exact: true }).click();

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { consoleRoutes } from '../../src/http/console.ts';
 import { registerErrorHandling } from '../../src/http/errors.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   checkView,
@@ -220,7 +221,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
   });
 
   it('shows a read-only key no control that writes', async () => {
-    const readOnly = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const readOnly = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     const { page, cspViolations } = await openConsole(browser, server.url);
     await signIn(page, readOnly.apiKey);
     await page.getByText('read-only key').waitFor();

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { getTenant } from '../../src/resources/tenants/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -52,7 +53,7 @@ async function twoHeldAudiences(
     201,
   );
   await ok(api.post(`/v0/pages/${page.pageId}/publish`));
-  const { slug } = await getTenant(server.database.acrossTenants, api.tenantId);
+  const { slug } = await getTenant(anyTables(server.database), api.tenantId);
   const people = [
     { name: 'Jane Cooper', email: 'jane@globex.example' },
     { name: 'Marcus Lee', email: 'marcus@initech.example' },

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getTenant } from '../../src/resources/tenants/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import { uploadImage } from '../helpers/images.ts';
 import { startReceiver } from '../helpers/receiver.ts';
@@ -121,7 +122,7 @@ async function publishedPage(): Promise<{ url: string; pageId: string; audienceI
     }),
     201,
   );
-  const { slug } = await getTenant(server.database.acrossTenants, api.tenantId);
+  const { slug } = await getTenant(anyTables(server.database), api.tenantId);
   return {
     url: `${server.pagesUrl}/p/${slug}/spring/jane`,
     pageId: page.pageId,

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import {
   type Environment,
   freshEnvironment,
@@ -69,7 +70,7 @@ function inspect(env: Record<string, string>): Database {
 async function listeners(database: Database, since: Date): Promise<number> {
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
     WHERE datname = current_database() AND query LIKE 'LISTEN %' AND backend_start > ${since}`.execute(
-    database.acrossTenants,
+    anyTables(database),
   );
   return rows[0]?.n ?? 0;
 }
@@ -136,7 +137,7 @@ describe.skipIf(!onPostgres)('workers in other processes hear of jobs through LI
       expect(new Set(webhookIds).size).toBe(audiences.length * VERSION_EVENTS.length);
       // A delivery is settled just after its receiver answered: wait for the last to be recorded.
       const jobs = () =>
-        database.acrossTenants.selectFrom('jobs').select(['id', 'kind', 'state', 'attempts']).execute();
+        anyTables(database).selectFrom('jobs').select(['id', 'kind', 'state', 'attempts']).execute();
       await expect
         .poll(async () => (await jobs()).filter((job) => job.state !== 'done'), { timeout: PROMPTLY_MS })
         .toEqual([]);

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/connection.ts';
 import { GENERATE_JOB } from '../../src/workflows/audience-versions/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { type Environment, freePort, freshEnvironment, spawnTailor, startServe } from '../helpers/process.ts';
 import { TEST_SECRET } from '../helpers/server.ts';
 
@@ -53,7 +54,7 @@ describe('tailor worker', () => {
     try {
       let jobs: { state: string; attempts: number; locked_by: string | null }[] = [];
       for (let i = 0; i < 300; i++) {
-        jobs = await database.acrossTenants
+        jobs = await anyTables(database)
           .selectFrom('jobs')
           .select(['state', 'attempts', 'locked_by'])
           .where('kind', '=', GENERATE_JOB)
@@ -63,7 +64,7 @@ describe('tailor worker', () => {
       }
       expect(jobs).toHaveLength(AUDIENCES);
       expect(jobs.every((job) => job.state === 'done' && job.attempts === 1)).toBe(true);
-      const states = await database.acrossTenants
+      const states = await anyTables(database)
         .selectFrom('audience_versions')
         .select(['state'])
         .where('version_number', '=', 1)

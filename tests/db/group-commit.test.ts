@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anyTables } from '../helpers/any-tables.ts';
 import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
 
 // SQLite's writes of one event-loop turn share a commit (src/db/sqlite/driver.ts). Each request
@@ -20,7 +21,7 @@ describe('writes that share a commit', () => {
   it.skipIf(onPostgres)('are durable: WAL with synchronous FULL', async () => {
     const pragma = async (name: string) =>
       Object.values(
-        ((await sql.raw(`PRAGMA ${name}`).execute(server.database.acrossTenants)).rows[0] ?? {}) as object,
+        ((await sql.raw(`PRAGMA ${name}`).execute(anyTables(server.database))).rows[0] ?? {}) as object,
       )[0];
     expect(await pragma('journal_mode')).toBe('wal');
     expect(await pragma('synchronous')).toBe(2);

@@ -3,6 +3,7 @@ import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
 import { ENRICH_ATTEMPTS, ENRICH_JOB } from '../../src/workflows/enrichment/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { databaseBefore, rawPageRow } from '../helpers/migrations.ts';
 import { freshEnvironment } from '../helpers/process.ts';
 
@@ -32,7 +33,7 @@ describe('upgrading a database made before migrations 0011 to 0015', () => {
     // The migrations as an older Tailor ran them: up to 0010, with 0009 under its first name.
     const { database, close } = await databaseBefore('0011', { '0009_sessions': '0009_visitors' });
     try {
-      const db = database.acrossTenants;
+      const db = anyTables(database);
       const at = 1_700_000_000_000;
       await db.insertInto('tenants').values({ id: 't1', slug: 't1', name: 'T', created_at: at }).execute();
       const account = (id: string, domain: string) => ({
@@ -177,7 +178,7 @@ describe('upgrading a database made before migration 0016', () => {
   it('fills the daily rollups from the hourly ones, and keeps them the sum of their hours after', async () => {
     const { database, close } = await databaseBefore('0016');
     try {
-      const db = database.acrossTenants;
+      const db = anyTables(database);
       const HOUR = 3_600_000;
       const day = Date.UTC(2026, 0, 31);
       for (const tenant of ['t1', 't2']) {
@@ -292,7 +293,7 @@ describe('upgrading a database made before migration 0020', () => {
   it("marks every earlier activity entry as a visitor's (they were all made from forms) and every note as a user's", async () => {
     const { database, close } = await databaseBefore('0020');
     try {
-      const db = database.acrossTenants;
+      const db = anyTables(database);
       const at = 1_700_000_000_000;
       await db.insertInto('tenants').values({ id: 't1', slug: 't1', name: 'T', created_at: at }).execute();
       await db
@@ -343,7 +344,7 @@ describe('upgrading a database made before migration 0023', () => {
   it('enriches again, each with a job, the submissions that failed as free-mail, and leaves every other as it was', async () => {
     const { database, close } = await databaseBefore('0023');
     try {
-      const db = database.acrossTenants;
+      const db = anyTables(database);
       const at = 1_700_000_000_000;
       const submission = (id: string, tenant: string, state: string, failure: string | null) => ({
         id,

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { type Environment, freshEnvironment } from '../helpers/process.ts';
 import { onPostgres } from '../helpers/server.ts';
 
@@ -47,7 +48,7 @@ async function close({ database, environment }: Built): Promise<void> {
 async function migrateStepByStep(database: Database): Promise<string[]> {
   const migrations = await migrationsFor(database.engine);
   const migrator = new Migrator({
-    db: database.acrossTenants,
+    db: anyTables(database),
     provider: { getMigrations: async () => migrations },
   });
   const applied: string[] = [];
@@ -152,7 +153,7 @@ async function postgresSchema(db: Kysely<unknown>): Promise<string[]> {
 }
 
 function schemaOf(database: Database): Promise<string[]> {
-  const db = database.acrossTenants as Kysely<unknown>;
+  const db = anyTables(database) as Kysely<unknown>;
   return onPostgres ? postgresSchema(db) : sqliteSchema(db);
 }
 

@@ -5,6 +5,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
 import type { AccountsTables } from '../../src/resources/accounts/tables.ts';
 import type { PersonsTables } from '../../src/resources/persons/tables.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { databaseBefore, rawPageRow } from '../helpers/migrations.ts';
 import { onPostgres, testDatabase } from '../helpers/server.ts';
 
@@ -22,18 +23,20 @@ describe('substring search index', () => {
 
   /** The database's plan for `statement`, with sequential scans discouraged on PostgreSQL. */
   async function planOf(statement: CompiledQuery): Promise<string> {
-    return database.acrossTenants.transaction().execute(async (trx) => {
-      // A small test table is cheaper to scan; the question here is whether the index can serve.
-      if (onPostgres) await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-      const explain = onPostgres ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
-      const result = await trx.executeQuery({ ...statement, sql: explain + statement.sql });
-      return JSON.stringify(result.rows);
-    });
+    return anyTables(database)
+      .transaction()
+      .execute(async (trx) => {
+        // A small test table is cheaper to scan; the question here is whether the index can serve.
+        if (onPostgres) await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+        const explain = onPostgres ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
+        const result = await trx.executeQuery({ ...statement, sql: explain + statement.sql });
+        return JSON.stringify(result.rows);
+      });
   }
 
   function accountSearch(tenantId?: string) {
     const where = database.search.substringMatch('accounts', ACCOUNT_COLUMNS, 'widget', tenantId);
-    return database.acrossTenants.selectFrom('accounts').select('id').where(where).compile();
+    return anyTables(database).selectFrom('accounts').select('id').where(where).compile();
   }
 
   it.each([
@@ -52,9 +55,7 @@ describe('substring search index', () => {
 
   it('serves person search of three characters or more from the trigram index, not a scan', async () => {
     const where = database.search.substringMatch('persons', PERSON_COLUMNS, 'hopper', 'tenant_1');
-    const plan = await planOf(
-      database.acrossTenants.selectFrom('persons').select('id').where(where).compile(),
-    );
+    const plan = await planOf(anyTables(database).selectFrom('persons').select('id').where(where).compile());
     if (onPostgres) {
       expect(plan).toContain('persons_search_content');
       expect(plan).not.toContain('Seq Scan');
@@ -77,7 +78,7 @@ describe('substring search index', () => {
         below: 'person_1',
       });
       const plan = await planOf(
-        database.acrossTenants
+        anyTables(database)
           .selectFrom('persons')
           .select('id')
           .where('tenant_id', '=', 'tenant_1')
@@ -103,7 +104,7 @@ describe('substring search index', () => {
       below: 'account_1',
     });
     const plan = await planOf(
-      database.acrossTenants
+      anyTables(database)
         .selectFrom('accounts')
         .select('id')
         .where('tenant_id', '=', 'tenant_1')
@@ -145,7 +146,7 @@ describe('upgrading a database whose search indexes are of the earlier design (b
   it('builds each index from the rows there are, counts each tenant apart, and follows every write after', async () => {
     const { database, close } = await databaseBefore('0017');
     try {
-      const db = database.acrossTenants;
+      const db = anyTables(database);
       expect(await earlierSearchIndexes(db)).toEqual(
         onPostgres
           ? [
@@ -301,7 +302,7 @@ describe('upgrading a database made before persons had a search index (migration
   it('indexes the persons there are, each tenant apart, and follows every write after', async () => {
     const { database, close } = await databaseBefore('0019');
     try {
-      const db = database.acrossTenants;
+      const db = anyTables(database);
       const at = 1_700_000_000_000;
       const person = (id: string, tenant: string, name: string, email: string | null) => ({
         id,

@@ -4,6 +4,7 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 import type { TenantDb } from '../../src/db/tenant-db.ts';
 import type { IdempotencyKeysTable } from '../../src/http/idempotency-store.ts';
 import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { testDatabase } from '../helpers/server.ts';
 
 // idempotency_keys is keyed by (tenant_id, scope, key): both tenants hold a row with the same key,
@@ -102,7 +103,7 @@ describe('tenant scoping', () => {
   });
 
   it('leaves the cross-tenant handle unscoped, for the work that belongs to no tenant', async () => {
-    const rows = await database.acrossTenants
+    const rows = await anyTables(database)
       .selectFrom('idempotency_keys')
       .select('fingerprint')
       .where('key', '=', KEY)

@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, sqliteFile } from '../../src/db/connection.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { onPostgres, testDatabaseUrl } from '../helpers/server.ts';
 import { proxyToDatabase } from '../helpers/tcp-proxy.ts';
 
@@ -42,12 +43,12 @@ async function failure(work: () => Promise<unknown>): Promise<{ error: unknown; 
   throw new Error('expected the statement to fail');
 }
 
-const selectOne = (database: Database) => sql`SELECT 1`.execute(database.acrossTenants);
+const selectOne = (database: Database) => sql`SELECT 1`.execute(anyTables(database));
 
 describe.skipIf(!onPostgres)('PostgreSQL waits', () => {
   it('a statement that runs too long fails as unavailable within the timeout, and the pool goes on', async () => {
     const database = open({ databaseUrl: await testDatabaseUrl() });
-    const { error, ms } = await failure(() => sql`SELECT pg_sleep(5)`.execute(database.acrossTenants));
+    const { error, ms } = await failure(() => sql`SELECT pg_sleep(5)`.execute(anyTables(database)));
     expect(database.isUnavailable(error), String(error)).toBe(true);
     expect(ms).toBeLessThan(BOUND_MS);
     expect((await selectOne(database)).rows).toHaveLength(1);
@@ -75,11 +76,13 @@ describe.skipIf(!onPostgres)('PostgreSQL waits', () => {
     cleanups.push(proxy.close);
     const database = open({ databaseUrl: url, poolSize: 1 });
     const { error, ms } = await failure(() =>
-      database.acrossTenants.transaction().execute(async (trx) => {
-        await sql`SELECT 1`.execute(trx);
-        proxy.stall();
-        await sql`SELECT 2`.execute(trx);
-      }),
+      anyTables(database)
+        .transaction()
+        .execute(async (trx) => {
+          await sql`SELECT 1`.execute(trx);
+          proxy.stall();
+          await sql`SELECT 2`.execute(trx);
+        }),
     );
     expect(database.isUnavailable(error), String(error)).toBe(true);
     // The rollback is not waited for on a connection known to be dead.
@@ -90,7 +93,7 @@ describe.skipIf(!onPostgres)('PostgreSQL waits', () => {
 
   it('unbounded statements (migrations, bulk loads) run as long as they need', async () => {
     const database = open({ databaseUrl: await testDatabaseUrl(), unboundedStatements: true });
-    await sql`SELECT pg_sleep(${(TIMEOUT_MS * 2) / 1000})`.execute(database.acrossTenants);
+    await sql`SELECT pg_sleep(${(TIMEOUT_MS * 2) / 1000})`.execute(anyTables(database));
   });
 
   it('asks PostgreSQL to end statements, and sessions whose client vanished, after the timeout', async () => {
@@ -98,7 +101,7 @@ describe.skipIf(!onPostgres)('PostgreSQL waits', () => {
     const setting = async (name: string) =>
       (
         await sql<{ setting: string }>`SELECT current_setting(${name}) AS setting`.execute(
-          database.acrossTenants,
+          anyTables(database),
         )
       ).rows[0]?.setting;
     expect(await setting('statement_timeout')).toBe('3s');
@@ -112,17 +115,17 @@ describe.skipIf(onPostgres)('SQLite waits', () => {
   it('a write waiting for the lock another connection holds fails as unavailable within the timeout', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-timeouts-'));
     const database = open({ dataDir });
-    await sql`CREATE TABLE waits (n INTEGER)`.execute(database.acrossTenants);
+    await sql`CREATE TABLE waits (n INTEGER)`.execute(anyTables(database));
     const holder = new SQLite(sqliteFile(dataDir));
     holder.exec('BEGIN IMMEDIATE');
     cleanups.push(async () => holder.close());
     const { error, ms } = await failure(() =>
-      sql`INSERT INTO waits (n) VALUES (1)`.execute(database.acrossTenants),
+      sql`INSERT INTO waits (n) VALUES (1)`.execute(anyTables(database)),
     );
     expect(database.isUnavailable(error), String(error)).toBe(true);
     expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
     expect(ms).toBeLessThan(BOUND_MS);
     holder.exec('ROLLBACK');
-    await sql`INSERT INTO waits (n) VALUES (1)`.execute(database.acrossTenants);
+    await sql`INSERT INTO waits (n) VALUES (1)`.execute(anyTables(database));
   });
 });

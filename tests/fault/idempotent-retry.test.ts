@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { anyTables } from '../helpers/any-tables.ts';
 import { type Answer, call, faultEnvironment, report, TailorNode } from './support.ts';
 
 /** Concurrent clients of the load: enough that a kill always finds several requests in flight. */
@@ -132,7 +133,7 @@ describe('idempotent POSTs across kill -9', () => {
     const madeBy = new Map<Sent, number>();
     for (const kind of KINDS) {
       const { table, column, value } = CREATES[kind];
-      const rows: Record<string, string>[] = await inspect.acrossTenants
+      const rows: Record<string, string>[] = await anyTables(inspect)
         .selectFrom(table)
         .select(column)
         .execute();

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, expect } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { GENERATE_JOB } from '../../src/workflows/audience-versions/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { freePort, freshEnvironment, type Spawned, spawnTailor, startServe } from '../helpers/process.ts';
 
 // What the fault scenarios share: `tailor` processes to kill and start again, the load they are
@@ -397,7 +398,7 @@ function ofWrite<W extends Write>(acknowledged: Acknowledged[], write: W) {
 }
 
 function unfinishedJobs(inspect: Database) {
-  return inspect.acrossTenants
+  return anyTables(inspect)
     .selectFrom('jobs')
     .select(['kind', 'state', 'attempts', 'run_at', 'last_error'])
     .where('state', 'in', ['queued', 'running'])
@@ -417,7 +418,7 @@ export async function settleJobs(inspect: Database, timeoutMs = 90_000): Promise
     const shown = left.slice(0, 10).map((job) => ({ ...job, run_at: job.run_at - now }));
     throw new Error(`${error.message}; ${left.length} left, such as ${JSON.stringify(shown)}`);
   });
-  const failed = await inspect.acrossTenants
+  const failed = await anyTables(inspect)
     .selectFrom('jobs')
     .select(['kind', 'last_error'])
     .where('state', '=', 'failed')
@@ -508,7 +509,7 @@ export interface Lease {
 
 /** The jobs leased right now; just after a node died, the ones it was running. */
 export async function leasedJobs(inspect: Database): Promise<Lease[]> {
-  const rows = await inspect.acrossTenants
+  const rows = await anyTables(inspect)
     .selectFrom('jobs')
     .select(['id', 'kind', 'locked_by'])
     .where('state', '=', 'running')
@@ -541,7 +542,7 @@ export async function takenOver(
       waitFor(
         `job ${lease.id} (${lease.kind}) to run again`,
         async () => {
-          const row = await inspect.acrossTenants
+          const row = await anyTables(inspect)
             .selectFrom('jobs')
             .select(['state', 'locked_by'])
             .where('id', '=', lease.id)

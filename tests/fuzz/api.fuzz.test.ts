@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anyTables } from '../helpers/any-tables.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { onPostgres, startServer, type TestServer } from '../helpers/server.ts';
 import {
@@ -168,7 +169,7 @@ describe('every operation under generated requests', () => {
   });
 
   it('points every active webhook subscription at this machine, and has sent nothing', async () => {
-    const rows: { url: string; active: unknown }[] = await server.database.acrossTenants
+    const rows: { url: string; active: unknown }[] = await anyTables(server.database)
       .selectFrom('webhook_subscriptions')
       .select(['url', 'active'])
       .execute();

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Database } from '../../src/db/connection.ts';
 import { ERROR_STATUS, type ErrorCode } from '../../src/shared/errors.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import type { SentRequest } from './requests.ts';
 import { idsIn, type World } from './world.ts';
 
@@ -127,7 +128,7 @@ export class TableCounts {
       : sql<{ table_name: string; column_name: string }>`SELECT m.name AS table_name, p.name AS column_name
           FROM sqlite_master m JOIN pragma_table_info(m.name) p
           WHERE m.type = 'table' AND p.name IN ('tenant_id', 'updated_at')`;
-    const rows = (await columns.execute(database.acrossTenants)).rows;
+    const rows = (await columns.execute(anyTables(database))).rows;
     const tables = [
       ...new Set(rows.filter((row) => row.column_name === 'tenant_id').map((row) => row.table_name)),
     ]
@@ -156,7 +157,7 @@ export class TableCounts {
       tenant_id: string;
       n: number;
       changed: string | null;
-    }>`${sql.join(counts, sql` UNION ALL `)}`.execute(this.database.acrossTenants);
+    }>`${sql.join(counts, sql` UNION ALL `)}`.execute(anyTables(this.database));
     return new Map(
       result.rows.map((row) => [`${row.name} ${row.tenant_id}`, `${Number(row.n)} ${row.changed}`]),
     );

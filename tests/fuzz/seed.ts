@@ -2,6 +2,7 @@ import type { Database } from '../../src/db/connection.ts';
 import { issueToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
 import { issueKey, revoke } from '../../src/resources/api-keys/service.ts';
 import { Signer } from '../../src/shared/signing.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { png, uploadImage } from '../helpers/images.ts';
 import { TEST_SECRET } from '../helpers/server.ts';
 import type { TenantIndex, World } from './world.ts';
@@ -109,9 +110,9 @@ export async function seedWorld(world: World, database: Database, webhookUrl: st
   }
   for (const tenant of world.tenants) {
     const tenantId = tenant.client.tenantId;
-    tenant.keys['read-only'] = (await issueKey(database.acrossTenants, tenantId, { readOnly: true })).apiKey;
-    const revoked = await issueKey(database.acrossTenants, tenantId);
-    await revoke(database.acrossTenants, revoked.keyId);
+    tenant.keys['read-only'] = (await issueKey(anyTables(database), tenantId, { readOnly: true })).apiKey;
+    const revoked = await issueKey(anyTables(database), tenantId);
+    await revoke(anyTables(database), revoked.keyId);
     tenant.keys.revoked = revoked.apiKey;
   }
 }

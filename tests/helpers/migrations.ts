@@ -2,6 +2,7 @@ import { Migrator } from 'kysely';
 import { expect } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
+import { anyTables } from './any-tables.ts';
 import { type Environment, freshEnvironment } from './process.ts';
 
 export interface OlderDatabase {
@@ -29,7 +30,7 @@ export async function databaseBefore(
       .map(([name, migration]) => [renamed[name] ?? name, migration]),
   );
   const run = await new Migrator({
-    db: database.acrossTenants,
+    db: anyTables(database),
     provider: { getMigrations: async () => older },
   }).migrateToLatest();
   expect(run.error).toBeUndefined();

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import { expect } from 'vitest';
 import { getTenant } from '../../src/resources/tenants/service.ts';
+import { anyTables } from './any-tables.ts';
 import type { Client, TestServer } from './server.ts';
 
 /** A page as a marketer makes one: two actions (a link and the form), the form in the header. */
@@ -61,7 +62,7 @@ export async function publishLinkedPage(
     client.post('/v0/page_links', { path, target: { targetType: 'audience', audienceId } }),
     201,
   );
-  const { slug } = await getTenant(server.database.acrossTenants, client.tenantId);
+  const { slug } = await getTenant(anyTables(server.database), client.tenantId);
   return { pageId, audienceId, pageLinkId: link.pageLinkId, url: `/p/${slug}${path}`, slug };
 }
 

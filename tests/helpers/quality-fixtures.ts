@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { getTenant } from '../../src/resources/tenants/service.ts';
+import { anyTables } from './any-tables.ts';
 import type { Client, TestServer } from './server.ts';
 
 /**
@@ -325,7 +326,7 @@ export async function makeFixtures(
   const client = await server.newTenant();
   await brandKnowledge(client);
   const queuedGuided = await queueGuided(client);
-  const slug = (await getTenant(server.database.acrossTenants, client.tenantId)).slug;
+  const slug = (await getTenant(anyTables(server.database), client.tenantId)).slug;
   const pending: Omit<Fixture, 'url' | 'preview'>[] = [];
   for (const [b, brand] of BRANDS.entries()) {
     for (const [t, pageType] of PAGE_TYPES.entries()) {

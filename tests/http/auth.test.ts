@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey, revoke } from '../../src/resources/api-keys/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -31,7 +32,7 @@ describe('API keys', () => {
   });
 
   it('stores only a hash and a short prefix', async () => {
-    const rows = await server.database.acrossTenants
+    const rows = await anyTables(server.database)
       .selectFrom('api_keys')
       .selectAll()
       .where('tenant_id', '=', api.tenantId)
@@ -44,17 +45,17 @@ describe('API keys', () => {
   });
 
   it('a revoked key is refused on the next request', async () => {
-    const key = await issueKey(server.database.acrossTenants, api.tenantId);
+    const key = await issueKey(anyTables(server.database), api.tenantId);
     const client = api.as(key.apiKey);
     expect((await client.get('/v0/persons')).status).toBe(200);
-    await revoke(server.database.acrossTenants, key.keyId);
+    await revoke(anyTables(server.database), key.keyId);
     const response = await client.get('/v0/persons');
     expect(response.status).toBe(401);
     expect(response.body.code).toBe('invalid_api_key');
   });
 
   it('a read-only key may GET but nothing else (403 forbidden, nothing changed)', async () => {
-    const key = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const key = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     const reader = api.as(key.apiKey);
     expect((await reader.get('/v0/persons')).status).toBe(200);
     const before = (await api.get('/v0/persons')).body.totalCount;
@@ -68,7 +69,7 @@ describe('API keys', () => {
   });
 
   it('a second key of the same tenant sees the same data', async () => {
-    const key = await issueKey(server.database.acrossTenants, api.tenantId);
+    const key = await issueKey(anyTables(server.database), api.tenantId);
     const person = (await api.post('/v0/persons', { name: 'Shared' })).body;
     expect((await api.as(key.apiKey).get(`/v0/persons/${person.personId}`)).status).toBe(200);
   });

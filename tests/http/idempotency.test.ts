@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantDb } from '../../src/db/tenant-db.ts';
 import type { IdempotencyKeysTable } from '../../src/http/idempotency-store.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
 import { webhookFixtures } from '../helpers/webhooks.ts';
 
@@ -31,7 +32,7 @@ async function idleInTransaction(): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     SELECT count(*)::int AS n FROM pg_stat_activity
     WHERE datname = current_database() AND state LIKE 'idle in transaction%'`.execute(
-    server.database.acrossTenants,
+    anyTables(server.database),
   );
   return rows[0]?.n ?? 0;
 }

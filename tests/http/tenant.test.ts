@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { CurrentTenant } from '../../src/resources/tenants/schema.ts';
 import { getTenant } from '../../src/resources/tenants/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { publishLinkedPage } from '../helpers/pages.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
@@ -20,7 +21,7 @@ describe('GET /v0/tenant', () => {
     const response = await api.get('/v0/tenant');
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expectSchema(CurrentTenant, response.body);
-    const tenant = await getTenant(server.database.acrossTenants, api.tenantId);
+    const tenant = await getTenant(anyTables(server.database), api.tenantId);
     expect(response.body).toEqual({
       tenantId: api.tenantId,
       name: tenant.name,
@@ -31,7 +32,7 @@ describe('GET /v0/tenant', () => {
   });
 
   it('names the key that asks: a read-only key too', async () => {
-    const key = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const key = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     const response = await api.as(key.apiKey).get('/v0/tenant');
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.tenantId).toBe(api.tenantId);

@@ -10,6 +10,7 @@ import { claimJobs } from '../../src/jobs/store.ts';
 import type { ScheduledTask } from '../../src/jobs/types.ts';
 import { Worker, type WorkerOptions } from '../../src/jobs/worker.ts';
 import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { onPostgres, testDatabase, testDatabaseUrl } from '../helpers/server.ts';
 
 let database: Database;
@@ -37,7 +38,7 @@ function worker(handlers: JobHandler[], options: Partial<WorkerOptions> = {}, on
 }
 
 async function jobRow(id: string) {
-  return database.acrossTenants.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return anyTables(database).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
 declare module '../../src/jobs/queue.ts' {
@@ -135,7 +136,7 @@ describe('jobs', () => {
     };
     const id = await enqueue(tenant, handler.kind, {});
     const now = Date.now();
-    const claimed = await claimJobs(database.acrossTenants, database.locks, 'worker_dead', 100, now, 5_000);
+    const claimed = await claimJobs(anyTables(database), database.locks, 'worker_dead', 100, now, 5_000);
     expect(claimed.map((job) => job.id)).toContain(id);
     const runner = worker([handler]);
     await runner.drain(now + 1_000);

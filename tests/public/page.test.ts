@@ -5,6 +5,7 @@ import { readToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
 import { getTenant } from '../../src/resources/tenants/service.ts';
 import { escapeHtml } from '../../src/shared/html.ts';
 import { Signer } from '../../src/shared/signing.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { png, uploadImage } from '../helpers/images.ts';
 import { type LinkedPage, publishLinkedPage, SAMPLE_PAGE } from '../helpers/pages.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer, testDatabase } from '../helpers/server.ts';
@@ -41,7 +42,7 @@ afterAll(async () => {
 let paths = 0;
 
 async function slugOf(client: Client): Promise<string> {
-  return (await getTenant(server.database.acrossTenants, client.tenantId)).slug;
+  return (await getTenant(anyTables(server.database), client.tenantId)).slug;
 }
 
 function ok<T extends { status: number; body: unknown }>(response: T, status = 200): T {
@@ -477,7 +478,7 @@ describe('escaping', () => {
 
   it('links only to safe URLs, even when generated content names another kind', async () => {
     const published = await publishPage({}, {}, { personalize: false });
-    await server.database.acrossTenants
+    await anyTables(server.database)
       .updateTable('audience_versions')
       .set({
         content: JSON.stringify({
@@ -498,7 +499,7 @@ describe('escaping', () => {
 
 describe('brands', () => {
   const tenantName = async (client: Client) =>
-    (await getTenant(server.database.acrossTenants, client.tenantId)).name;
+    (await getTenant(anyTables(server.database), client.tenantId)).name;
 
   it("serves a page in its brand: name, logo and website in the header, colours, footer text; never the tenant's name", async () => {
     const client = await server.newTenant();
@@ -573,7 +574,7 @@ describe('brands', () => {
 describe('copy and widgets', () => {
   it('renders markdown copy as HTML, never its marks; links only to safe addresses', async () => {
     const published = await publishPage({}, {}, { personalize: false });
-    await server.database.acrossTenants
+    await anyTables(server.database)
       .updateTable('audience_versions')
       .set({
         content: JSON.stringify({

@@ -4,6 +4,7 @@ import { NEAREST_ROWS } from '../../src/db/search.ts';
 import { AccountSearchList } from '../../src/resources/accounts/schema.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { Account } from '../../src/workflows/account-view/schema.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, onPostgres, type Response, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -303,14 +304,14 @@ describe('GET /v0/accounts/search in a tenant of many accounts', () => {
       updated_at: at,
     }));
     for (let i = 0; i < rows.length; i += 500) {
-      await server.database.acrossTenants
+      await anyTables(server.database)
         .insertInto('accounts')
         .values(rows.slice(i, i + 500))
         .execute();
     }
     await many.post('/v0/persons', { name: 'Linked', domain: linked });
     // What autovacuum does after so many rows: the planner's sample of the index (see src/db/postgres/search.ts).
-    if (onPostgres) await sql`ANALYZE accounts_search`.execute(server.database.acrossTenants);
+    if (onPostgres) await sql`ANALYZE accounts_search`.execute(anyTables(server.database));
     // Another tenant's account with every word counts for nothing here.
     const other = await server.newTenant();
     await other.post('/v0/accounts', { domain: 'quartz-zephyr-split.example', name: 'Quartz Zephyr Split' });

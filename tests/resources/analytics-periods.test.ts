@@ -6,6 +6,7 @@ import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
 import type { Visit } from '../../src/resources/sessions/service.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { recordFormInSession, recordVisit } from '../../src/workflows/visits/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { type Client, startServer, type TestServer, testDatabase } from '../helpers/server.ts';
 
 // The analytics and lift endpoints add up rollups of whole days and whole hours and read raw
@@ -136,7 +137,7 @@ beforeAll(async () => {
   }
   audiences = [...ids].sort().reverse();
   stored = (
-    await server.database.acrossTenants
+    await anyTables(server.database)
       .selectFrom('sessions')
       .select([
         'audience_id',
@@ -343,7 +344,7 @@ describe('analytics over periods with edges at every granularity', () => {
 
   it('keeps every daily rollup the sum of its hourly ones', async () => {
     const sums = (table: 'audience_hourly_stats' | 'audience_daily_stats', start: 'hour' | 'day') =>
-      server.database.acrossTenants
+      anyTables(server.database)
         .selectFrom(table)
         .select((eb) => [
           'audience_id',

@@ -5,6 +5,7 @@ import { AudienceAnalytics } from '../../src/resources/sessions/schema.ts';
 import type { Visit } from '../../src/resources/sessions/service.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { recordFormInSession, recordVisit } from '../../src/workflows/visits/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
 
@@ -78,7 +79,7 @@ let sessionCounter = 0;
 const sessionId = () => `session-${Date.now()}-${++sessionCounter}`;
 
 async function storedSessions(audienceId: string) {
-  return server.database.acrossTenants
+  return anyTables(server.database)
     .selectFrom('sessions')
     .selectAll()
     .where('audience_id', '=', audienceId)
@@ -260,7 +261,7 @@ describe('POST /v0/public/events', () => {
       avgTimeSpentSeconds: 4 * 3600,
       avgInteractionsPerSession: 10_000,
     });
-    const hourly = await server.database.acrossTenants
+    const hourly = await anyTables(server.database)
       .selectFrom('audience_hourly_stats')
       .select(['time_spent_ms_sum', 'interactions'])
       .where('audience_id', '=', audiences[0] as string)
@@ -391,7 +392,7 @@ describe('GET /v0/pages/{id}/analytics/audiences', () => {
   it('answers from the hourly rollups', async () => {
     const s = await setup();
     await seed(s);
-    const hours = await server.database.acrossTenants
+    const hours = await anyTables(server.database)
       .selectFrom('audience_hourly_stats')
       .select(['hour', 'sessions', 'bounces'])
       .where('audience_id', '=', s.audiences[0] as string)

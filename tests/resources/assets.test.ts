@@ -4,6 +4,7 @@ import { Asset, AssetList, TrashList } from '../../src/resources/assets/schema.t
 import { storageKey } from '../../src/resources/files/download-links.ts';
 import { giveUp } from '../../src/resources/files/service.ts';
 import { assetPurge } from '../../src/workflows/asset-purge/task.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { png as redPng } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
@@ -568,7 +569,7 @@ describe('GET /v0/assets/trash', () => {
     expect(await search('%')).toEqual([]);
     expect(await search('')).toHaveLength(4);
     // Tags are set by the service only (no endpoint writes them yet); they are searched too.
-    await server.database.acrossTenants
+    await anyTables(server.database)
       .updateTable('assets')
       .set({ tags: JSON.stringify(['brand-kit', 'q3']), tags_text: 'brand-kit\nq3' })
       .where('id', '=', byName.Gamma as string)
@@ -638,7 +639,8 @@ describe('GET /v0/assets/trash', () => {
 describe('substring search index', () => {
   /** The database's plan for a search of assets, with sequential scans discouraged on PostgreSQL. */
   async function planOf(query: string): Promise<string> {
-    const { acrossTenants: db, search } = server.database;
+    const { search } = server.database;
+    const db = anyTables(server.database);
     const where = search.substringMatch('assets', ['name', 'purpose', 'tags_text'], query);
     const compiled = db.selectFrom('assets').select('id').where(where).compile();
     return db.transaction().execute(async (trx) => {
@@ -776,7 +778,7 @@ describe('purgeTrashedAssets', () => {
     recent = await newAsset('Took the file up', tenant);
     const fileId = (await tenant.get(`/v0/assets/${recent.assetId}`)).body.data.fileId;
     // As if the purge gave the file up just before this asset's transaction committed.
-    await giveUp(server.database.acrossTenants, tenant.tenantId, fileId, Date.now());
+    await giveUp(anyTables(server.database), tenant.tenantId, fileId, Date.now());
     expect((await tenant.get(`/v0/files/${fileId}`)).body.downloadUrl).toBeNull();
     await purgeTrashedAssets().run(server.jobContext(Date.now()));
     const file = (await tenant.get(`/v0/files/${fileId}`)).body;

@@ -6,6 +6,7 @@ import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { Audience, AudienceList, AudienceVersionList } from '../../src/resources/audiences/schema.ts';
 import { generationJob } from '../../src/workflows/audience-versions/generation.ts';
 import type { Personalizer } from '../../src/workflows/personalization/personalizer.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { png, uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
@@ -442,7 +443,8 @@ describe('generation and the version life', () => {
     const page = await createPage();
     const audience = await createAudience(page.pageId);
     const now = Date.now();
-    const { acrossTenants: db, locks } = server.database;
+    const { locks } = server.database;
+    const db = anyTables(server.database);
     const leased = await claimJobs(db, locks, 'worker_that_died', 1000, now, 10_000);
     expect(leased.length).toBeGreaterThan(0);
     await db
@@ -686,7 +688,7 @@ describe('GET /v0/audiences (across pages)', () => {
     const other = await server.newTenant();
     expect((await other.get('/v0/audiences')).body.totalCount).toBe(0);
     expect((await other.get(`/v0/audiences?personId=${ada.personId}`)).body.totalCount).toBe(0);
-    const { apiKey } = await issueKey(server.database.acrossTenants, client.tenantId, { readOnly: true });
+    const { apiKey } = await issueKey(anyTables(server.database), client.tenantId, { readOnly: true });
     expect((await client.as(apiKey).get('/v0/audiences')).body.totalCount).toBe(4);
     expect((await server.anonymous().get('/v0/audiences')).status).toBe(401);
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Brand, BrandList } from '../../src/resources/brands/schema.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
@@ -121,7 +122,7 @@ describe('PUT /v0/brands/{brand_id}', () => {
 
   it('is 403 for a read-only key', async () => {
     const { apiKey } = await import('../../src/resources/api-keys/service.ts').then(({ issueKey }) =>
-      issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true }),
+      issueKey(anyTables(server.database), api.tenantId, { readOnly: true }),
     );
     const response = await api.as(apiKey).request('PUT', `/v0/brands/${brandId()}`, { body: FULL });
     expect(response.status).toBe(403);

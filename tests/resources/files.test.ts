@@ -15,6 +15,7 @@ import { File } from '../../src/resources/files/schema.ts';
 import { PagesOrigin } from '../../src/shared/pages-origin.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { png } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer, testDatabase } from '../helpers/server.ts';
@@ -91,7 +92,7 @@ async function afterPreview(fileId: string, client = api) {
 }
 
 async function fileCount(tenantId: string): Promise<number> {
-  const row = await server.database.acrossTenants
+  const row = await anyTables(server.database)
     .selectFrom('files')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('tenant_id', '=', tenantId)

@@ -17,6 +17,7 @@ import { enrichmentJob } from '../../src/workflows/enrichment/job.ts';
 import type { EnrichmentProvider } from '../../src/workflows/enrichment/provider.ts';
 import { FormEnrichedData } from '../../src/workflows/enrichment/schema.ts';
 import { ENRICH_JOB } from '../../src/workflows/enrichment/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { startReceiver } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, type Response, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
@@ -100,7 +101,7 @@ async function settle(worker: Worker = server.worker()): Promise<void> {
 }
 
 function submissionRow(id: string) {
-  return server.database.acrossTenants
+  return anyTables(server.database)
     .selectFrom('form_submissions')
     .selectAll()
     .where('id', '=', id)
@@ -108,7 +109,7 @@ function submissionRow(id: string) {
 }
 
 async function storedCount(tenantId: string): Promise<{ submissions: number; events: number; jobs: number }> {
-  const { acrossTenants: db } = server.database;
+  const db = anyTables(server.database);
   const count = async (table: 'form_submissions' | 'events' | 'jobs') => {
     const row = await db
       .selectFrom(table)
@@ -198,7 +199,7 @@ describe('POST /v0/public/forms', () => {
     const response = await submit({ token, sessionId, fields: { email: `kim@${domain()}` } });
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     expect((await submissionRow(response.body.formSubmissionId))?.session_id).toBe(sessionId);
-    const session = await server.database.acrossTenants
+    const session = await anyTables(server.database)
       .selectFrom('sessions')
       .select(['form_submits', 'audience_id'])
       .where('tenant_id', '=', origin.tenantId)
@@ -216,12 +217,12 @@ describe('POST /v0/public/forms', () => {
 
   it("accepts the token of a served page, sent as the page's own form sends it", async () => {
     const { origin, hooks } = await setup();
-    const tenant = await server.database.acrossTenants
+    const tenant = await anyTables(server.database)
       .selectFrom('tenants')
       .select('slug')
       .where('id', '=', origin.tenantId)
       .executeTakeFirstOrThrow();
-    const link = await server.database.acrossTenants
+    const link = await anyTables(server.database)
       .selectFrom('page_links')
       .select('path')
       .where('id', '=', origin.pageLinkId)
@@ -258,7 +259,7 @@ describe('POST /v0/public/forms', () => {
       audience_id: origin.audienceId,
       session_id: sessionId,
     });
-    const session = await server.database.acrossTenants
+    const session = await anyTables(server.database)
       .selectFrom('sessions')
       .select(['audience_id', 'form_submits'])
       .where('tenant_id', '=', origin.tenantId)
@@ -798,7 +799,7 @@ describe('GET /v0/form_submissions', () => {
 
   it('a read-only key may read them; no key is 401', async () => {
     const { client, ids } = await leads();
-    const { apiKey } = await issueKey(server.database.acrossTenants, client.tenantId, { readOnly: true });
+    const { apiKey } = await issueKey(anyTables(server.database), client.tenantId, { readOnly: true });
     const reader = client.as(apiKey);
     expect((await reader.get(LIST)).body.totalCount).toBe(ids.length);
     expect((await reader.get(`/v0/form_submissions/${ids[0]}`)).status).toBe(200);
@@ -819,7 +820,7 @@ describe('retention', () => {
   }
 
   async function eventTypes(tenantId: string): Promise<string[]> {
-    const rows = await server.database.acrossTenants
+    const rows = await anyTables(server.database)
       .selectFrom('events')
       .select('type')
       .where('tenant_id', '=', tenantId)
@@ -921,7 +922,8 @@ describe('crashes', () => {
     const response = await submit({ token, email, fields: { name: 'Sam Survivor' } });
     expect(response.status).toBe(201);
     const now = Date.now();
-    const { acrossTenants: db, locks } = server.database;
+    const { locks } = server.database;
+    const db = anyTables(server.database);
     // A worker takes every due job, enrichment included, and dies without finishing any.
     const leased = await claimJobs(db, locks, 'worker_that_died', 1000, now, 10_000);
     expect(leased.some((job) => job.kind === ENRICH_JOB)).toBe(true);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { anyTables } from '../helpers/any-tables.ts';
 import { type Client, onPostgres, startServer, type TestServer } from '../helpers/server.ts';
 
 /**
@@ -25,7 +26,7 @@ const BATCH = 5_000;
 
 /** Person i: "Name i", user<i>@example.com; ids in the order of i, oldest first. */
 async function seedPersons(tenantId: string, count: number): Promise<void> {
-  const db = server.database.acrossTenants;
+  const db = anyTables(server.database);
   const padded = onPostgres ? sql`lpad(i::text, 7, '0')` : sql`printf('%07d', i)`;
   for (let first = 1; first <= count; first += BATCH) {
     const last = Math.min(first + BATCH - 1, count);

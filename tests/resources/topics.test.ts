@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SAFE } from '../../src/http/schemas.ts';
 import { Topic, TopicEntry, TopicList } from '../../src/resources/topics/schema.ts';
 import { topicsForBrand } from '../../src/resources/topics/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, onPostgres, type Response, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -696,14 +697,16 @@ describe('search index', () => {
   /** The database's plan for a query, with sequential scans discouraged on PostgreSQL. */
   async function planOf(table: 'topics' | 'topic_entries', columns: string[]): Promise<string> {
     const where = server.database.search.substringMatch(table, columns, 'pricing');
-    const compiled = server.database.acrossTenants.selectFrom(table).select('id').where(where).compile();
-    return server.database.acrossTenants.transaction().execute(async (trx) => {
-      // A small test table is cheaper to scan; the question here is whether the index can serve.
-      if (onPostgres) await sql`SET LOCAL enable_seqscan = off`.execute(trx);
-      const explain = onPostgres ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
-      const result = await trx.executeQuery({ ...compiled, sql: explain + compiled.sql });
-      return JSON.stringify(result.rows);
-    });
+    const compiled = anyTables(server.database).selectFrom(table).select('id').where(where).compile();
+    return anyTables(server.database)
+      .transaction()
+      .execute(async (trx) => {
+        // A small test table is cheaper to scan; the question here is whether the index can serve.
+        if (onPostgres) await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+        const explain = onPostgres ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
+        const result = await trx.executeQuery({ ...compiled, sql: explain + compiled.sql });
+        return JSON.stringify(result.rows);
+      });
   }
 
   it.each([

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { WebhookDelivery, WebhookDeliveryList } from '../../src/resources/webhooks/schema.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import type { Received } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { Client, startServer, type TestServer } from '../helpers/server.ts';
@@ -128,7 +129,7 @@ describe('POST /v0/webhook_subscriptions/{id}/test', () => {
   it("is refused to a read-only key and for another tenant's subscription", async () => {
     const hooks = await receiver();
     const subscription = await subscribe(api, hooks.url);
-    const key = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const key = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     const readOnly = await api.as(key.apiKey).post(`${BASE}/${subscription.subscriptionId}/test`);
     expect(readOnly.status).toBe(403);
     const other = await server.newTenant();
@@ -217,7 +218,7 @@ describe('POST /v0/webhook_subscriptions/{id}/deliveries/{delivery_id}/retry', (
     expect((await retry(other, subscription.subscriptionId, deliveryId)).status).toBe(404);
     const otherSubscription = await subscribe(other, hooks.url);
     expect((await retry(other, otherSubscription.subscriptionId, deliveryId)).status).toBe(404);
-    const key = await issueKey(server.database.acrossTenants, api.tenantId, { readOnly: true });
+    const key = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
     expect((await retry(api.as(key.apiKey), subscription.subscriptionId, deliveryId)).status).toBe(403);
 
     await api.patch(`${BASE}/${subscription.subscriptionId}`, { active: false });

@@ -10,6 +10,7 @@ import {
   WebhookSubscriptionList,
   WebhookSubscriptionWithSecret,
 } from '../../src/resources/webhooks/schema.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import type { Received } from '../helpers/receiver.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
@@ -142,7 +143,7 @@ async function settle(worker = server.worker()): Promise<void> {
 
 /** When the subscription's current failing streak began (internal: not in the API). */
 async function failingSince(subscriptionId: string): Promise<number | null | undefined> {
-  const row = await server.database.acrossTenants
+  const row = await anyTables(server.database)
     .selectFrom('webhook_subscriptions')
     .select('failing_since')
     .where('id', '=', subscriptionId)
@@ -697,7 +698,7 @@ describe('delivery', () => {
     expect(() => verify(`whsec_${randomBytes(32).toString('base64')}`, during)).toThrow();
 
     // Once the overlap is over, the old secret no longer signs.
-    await server.database.acrossTenants
+    await anyTables(server.database)
       .updateTable('webhook_subscriptions')
       .set({ previous_secret_until: Date.now() - 1 })
       .where('id', '=', created.subscriptionId)
@@ -825,7 +826,7 @@ describe('retries', () => {
     const hooks = await receiver(() => ({ status }));
     const client = await server.newTenant();
     const created = await subscribe(client, { url: hooks.url, events: ['page.version.created'] });
-    await server.database.acrossTenants
+    await anyTables(server.database)
       .updateTable('webhook_subscriptions')
       .set({ failing_since: Date.now() - 5 * DAY - MINUTE })
       .where('id', '=', created.subscriptionId)
@@ -913,7 +914,8 @@ describe('restarts', () => {
     const created = await subscribe(client, { url: hooks.url });
     await createAudience(client, { autoPublish: true });
     const now = Date.now();
-    const { acrossTenants: db, locks } = server.database;
+    const { locks } = server.database;
+    const db = anyTables(server.database);
     const leased = await claimJobs(db, locks, 'worker_that_died', 1000, now, 10_000);
     expect(leased.some((job) => job.kind === DELIVER_JOB)).toBe(true);
 

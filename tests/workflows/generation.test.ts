@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generationJob } from '../../src/workflows/audience-versions/generation.ts';
 import { GENERATE_JOB } from '../../src/workflows/audience-versions/service.ts';
 import type { Personalizer } from '../../src/workflows/personalization/personalizer.ts';
+import { anyTables } from '../helpers/any-tables.ts';
 import { entryContent } from '../helpers/knowledge-arbitraries.ts';
 import { visibleText } from '../helpers/quality-fixtures.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
@@ -109,7 +110,7 @@ describe('generation never sticks', () => {
     expect(latest.state).toBe('cancelled');
     expect(latest.generationNote).toContain('/actions/0/buttonTitle shows markup');
     expect((await api.get(made.url)).body.status).toBe('cancelled');
-    const job = await server.database.acrossTenants
+    const job = await anyTables(server.database)
       .selectFrom('jobs')
       .select(['state', 'attempts'])
       .where('kind', '=', GENERATE_JOB)

@@ -1,11 +1,11 @@
 import { createHash, randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AnyTables } from '../../db/tenant-db.ts';
 import type { Caller } from '../../http/auth.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
 import { type ApiKeyRow, findLiveKeyByHash, insertApiKey, listKeysOfTenant, revokeKey } from './store.ts';
+import type { ApiKeysTables } from './tables.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_BODY_LENGTH = 40;
@@ -51,7 +51,7 @@ function summary(row: ApiKeyRow): KeySummary {
 
 /** Issues a key for the tenant; only its hash and a short display prefix are stored. */
 export async function issueKey(
-  db: Kysely<AnyTables>,
+  db: Kysely<ApiKeysTables>,
   tenantId: string,
   options: { readOnly?: boolean; apiKey?: string } = {},
 ): Promise<IssuedKey> {
@@ -75,17 +75,17 @@ export async function issueKey(
   };
 }
 
-export async function authenticate(db: Kysely<AnyTables>, apiKey: string): Promise<Caller> {
+export async function authenticate(db: Kysely<ApiKeysTables>, apiKey: string): Promise<Caller> {
   const row = await findLiveKeyByHash(db, hashKey(apiKey));
   if (!row) throw new AppError('invalid_api_key', 'The API key is unknown or has been revoked');
   return { tenantId: row.tenant_id, keyId: row.id, readOnly: row.read_only === 1 };
 }
 
-export async function listKeys(db: Kysely<AnyTables>, tenantId: string): Promise<KeySummary[]> {
+export async function listKeys(db: Kysely<ApiKeysTables>, tenantId: string): Promise<KeySummary[]> {
   return (await listKeysOfTenant(db, tenantId)).map(summary);
 }
 
-export async function revoke(db: Kysely<AnyTables>, keyId: string): Promise<KeySummary> {
+export async function revoke(db: Kysely<ApiKeysTables>, keyId: string): Promise<KeySummary> {
   const row = await revokeKey(db, keyId, Date.now());
   if (!row) throw notFound('API key');
   return summary(row);

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import { CREATED_AND_UPDATED, fieldsOf, flag, json, nullableTimestamp } from '../../db/fields.ts';
 import type { Paged, Paging } from '../../db/paging.ts';
-import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
 import { found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { Asset, type AssetCreate } from './schema.ts';
@@ -19,7 +19,7 @@ import {
   markDeleted,
   moveAsset,
 } from './store.ts';
-import type { AssetLifecycleState } from './tables.ts';
+import type { AssetLifecycleState, AssetsTables } from './tables.ts';
 
 /** Signed links to a file's bytes and its preview, as an asset shows them. */
 export type FileLinks = Pick<Asset, 'downloadUrl' | 'previewDownloadUrl'>;
@@ -211,7 +211,7 @@ const PURGE_BATCH = 200;
  * update, so this is safe to repeat and to run beside requests: an asset restored meanwhile stays.
  */
 export async function deleteExpiredTrash(
-  db: Kysely<AnyTables>,
+  db: Kysely<AssetsTables>,
   cutoff: number,
   now: number,
   onFileFreed: (tenantId: string, fileId: string) => Promise<void>,
@@ -228,7 +228,7 @@ export async function deleteExpiredTrash(
 }
 
 /** Whether an asset that is not deleted uses the file. */
-export function isFileInUse(db: Kysely<AnyTables>, tenantId: string, fileId: string): Promise<boolean> {
+export function isFileInUse(db: Kysely<AssetsTables>, tenantId: string, fileId: string): Promise<boolean> {
   return fileInUse(db, tenantId, fileId);
 }
 

@@ -59,7 +59,7 @@ export function presentVersionWithContent(row: VersionRow): AudienceVersionWithC
   return {
     ...presentVersion(row),
     state: row.state,
-    content: row.content === null ? null : contentColumn.decode(row.content),
+    content: row.content === null ? null : contentColumn.present(row.content),
     generatedBy: row.generated_by,
     generationNote: row.generation_note,
     editedAt: row.edited_at === null ? null : toTimestamp(row.edited_at),
@@ -74,7 +74,7 @@ function computedNameOf(row: AudienceRow, around: AudienceSurroundings): string 
 }
 
 export function metadataOverrideOf(row: AudienceRow): PageMetadata | undefined {
-  return row.metadata_override ? metadataOverrideColumn.decode(row.metadata_override) : undefined;
+  return row.metadata_override ? metadataOverrideColumn.present(row.metadata_override) : undefined;
 }
 
 /** An audience as the API shows it, given its latest and published versions among `versions`. */

@@ -82,14 +82,14 @@ export async function publishedContent(
   if (!audience || audience.archived_at !== null) return undefined;
   const [published] = await findVersions(db, [audience.published_version_id]);
   if (!published?.content) return undefined;
-  return { audience, content: contentColumn.decode(published.content) };
+  return { audience, content: contentColumn.present(published.content) };
 }
 
 /** Version 0's content as stored: the page unpersonalized, what the holdout of an audience is served. */
 export async function storedBaselineContent(db: TenantDb, audienceId: string): Promise<VersionContent> {
   const baseline = await findVersionByNumber(db, audienceId, 0);
   if (!baseline?.content) throw new Error(`Audience ${audienceId} lost its baseline`);
-  return contentColumn.decode(baseline.content);
+  return contentColumn.present(baseline.content);
 }
 
 /** The person an audience is for, null for none; undefined when there is no such audience. */
@@ -103,5 +103,5 @@ export async function personOfAudience(db: TenantDb, audienceId: string): Promis
  */
 export async function previousContent(db: TenantDb, version: VersionRow): Promise<VersionContent | null> {
   const content = await contentBefore(db, version.audience_id, version.version_number);
-  return content === null ? null : contentColumn.decode(content);
+  return content === null ? null : contentColumn.present(content);
 }

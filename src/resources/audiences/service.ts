@@ -74,7 +74,7 @@ function newVersionRow(
     state: baseline ? 'published' : 'queued',
     is_new_page_agent: audience.is_new_page_agent,
     supplementary_context: baseline ? '' : (audience.supplementary_context ?? ''),
-    content: baseline ? contentColumn.encode(baseline) : null,
+    content: baseline ? contentColumn.store(baseline) : null,
     generated_by: null,
     generation_note: null,
     failure: null,
@@ -123,7 +123,7 @@ export async function insertAudienceWithBaseline(
     action_form_instructions_override: input.actionFormInstructionsOverride ?? null,
     action_url_override: input.actionUrlOverride ?? null,
     supplementary_context: input.supplementaryContext ?? null,
-    metadata_override: input.metadataOverride ? metadataOverrideColumn.encode(input.metadataOverride) : null,
+    metadata_override: input.metadataOverride ? metadataOverrideColumn.store(input.metadataOverride) : null,
     auto_publish: input.autoPublish ? 1 : 0,
     holdout_percent: input.holdoutPercent ?? 0,
     latest_version_id: version.id,
@@ -171,7 +171,7 @@ export async function updateAudienceFields(
   if (input.actionUrlOverride !== undefined) changes.action_url_override = input.actionUrlOverride;
   if (input.metadataOverride !== undefined) {
     changes.metadata_override =
-      input.metadataOverride === null ? null : metadataOverrideColumn.encode(input.metadataOverride);
+      input.metadataOverride === null ? null : metadataOverrideColumn.store(input.metadataOverride);
   }
   if (input.autoPublish !== undefined) changes.auto_publish = input.autoPublish ? 1 : 0;
   if (input.holdoutPercent !== undefined) changes.holdout_percent = input.holdoutPercent;
@@ -237,7 +237,7 @@ export async function requireDraft(db: TenantDb, audienceId: string, versionId: 
   const row = await requireVersion(db, audienceId, versionId);
   if (row.state !== 'draft' || row.content === null)
     throw invalidState(`Version ${versionId} is ${row.state}; only a draft can be edited`);
-  return { row: { ...row, content: row.content }, content: contentColumn.decode(row.content) };
+  return { row: { ...row, content: row.content }, content: contentColumn.present(row.content) };
 }
 
 /**
@@ -251,7 +251,7 @@ export async function saveEdit(
   now: number,
 ): Promise<AudienceVersionWithContent | undefined> {
   const { row } = draft;
-  const changes = { content: contentColumn.encode(content), edited_at: now };
+  const changes = { content: contentColumn.store(content), edited_at: now };
   if (!(await replaceDraftContent(db, row.id, row.content, changes))) return undefined;
   return presentVersionWithContent({ ...row, ...changes });
 }
@@ -296,7 +296,7 @@ export async function saveDraft(
   now: number,
 ): Promise<VersionRow | undefined> {
   const drafted = await moveTo(tx, versionId, 'draft', {
-    content: contentColumn.encode(generated.content),
+    content: contentColumn.store(generated.content),
     generated_by: generated.generatedBy,
     generation_note: generated.note,
     became_draft_at: now,

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../../db/connection.ts';
 import { fieldsOf, nullableTimestamp, timestamp } from '../../db/fields.ts';
-import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
 import type { JobContext } from '../../jobs/types.ts';
 import type { Logger } from '../../jobs/worker.ts';
 import { AppError, invalidField, notFound } from '../../shared/errors.ts';
@@ -26,6 +26,7 @@ import {
   markPreviewed,
   reviveFile,
 } from './store.ts';
+import type { FilesTables } from './tables.ts';
 
 export type { LinkSigner } from './download-links.ts';
 
@@ -217,7 +218,7 @@ export async function fileLinks(
 
 /** Marks the file given up: its links stop and removeGivenUpBytes will remove its bytes. */
 export async function giveUp(
-  db: Kysely<AnyTables>,
+  db: Kysely<FilesTables>,
   tenantId: string,
   fileId: string,
   at: number,
@@ -236,17 +237,17 @@ export async function removeGivenUpBytes(
   stillUsed: (tenantId: string, fileId: string) => Promise<boolean>,
 ): Promise<void> {
   for (;;) {
-    const batch = await filesAwaitingRemoval(database.acrossTenants, REMOVAL_BATCH);
+    const batch = await filesAwaitingRemoval(database.acrossTenants(), REMOVAL_BATCH);
     for (const file of batch) {
       if (await stillUsed(file.tenant_id, file.id)) {
-        await reviveFile(database.acrossTenants, file);
+        await reviveFile(database.acrossTenants(), file);
         continue;
       }
       // The preview is removed whether or not it was recorded: one made as the file was given up is
       // stored but never recorded.
       await storage.remove(storageKey(file.tenant_id, file.id, 'original'));
       await storage.remove(storageKey(file.tenant_id, file.id, 'preview'));
-      await markBytesRemoved(database.acrossTenants, file, now);
+      await markBytesRemoved(database.acrossTenants(), file, now);
     }
     if (batch.length < REMOVAL_BATCH) return;
   }

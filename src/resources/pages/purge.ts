@@ -8,6 +8,6 @@ export const purgeDeletedPages: ScheduledTask = {
   name: 'pages.purge',
   everyMs: 60 * 60 * 1000,
   async run({ database, now }) {
-    await purge(database.acrossTenants, now - KEPT_FOR_MS);
+    await purge(database.acrossTenants(), now - KEPT_FOR_MS);
   },
 };

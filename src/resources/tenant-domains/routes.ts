@@ -104,7 +104,7 @@ const checkDescription =
 /** The public check of a hostname, for a TLS proxy: no key, and nothing told but whether it is held. */
 export async function tenantDomainCheckRoutes(app: Api, { database }: { database: Database }): Promise<void> {
   const check = async (hostname: string) => {
-    if (!(await heldDomain(database.acrossTenants, hostname))) throw notFound(`Hostname ${hostname}`);
+    if (!(await heldDomain(database.acrossTenants(), hostname))) throw notFound(`Hostname ${hostname}`);
     return { hostname: hostname.toLowerCase() };
   };
   app.get(

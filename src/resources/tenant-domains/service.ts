@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { CREATED_AND_UPDATED, fieldsOf } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
-import type { AnyTables, TenantDb } from '../../db/tenant-db.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
 import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { TenantDomain, TenantDomainCreate } from './schema.ts';
@@ -14,6 +14,7 @@ import {
   listTenantDomains,
   type TenantDomainRow,
 } from './store.ts';
+import type { TenantDomainsTables } from './tables.ts';
 
 /** How many live page links are served on a domain. The page-links resource answers (src/wiring.ts). */
 export type LinksOnDomain = (db: TenantDb, tenantDomainId: string) => Promise<number>;
@@ -108,7 +109,10 @@ export async function hostnamesOf(db: TenantDb, ids: string[]): Promise<Map<stri
 }
 
 /** Who holds `hostname`, across every tenant: for routing a request by its Host, and the TLS check. */
-export async function heldDomain(db: Kysely<AnyTables>, hostname: string): Promise<HeldDomain | undefined> {
+export async function heldDomain(
+  db: Kysely<TenantDomainsTables>,
+  hostname: string,
+): Promise<HeldDomain | undefined> {
   const row = await findHeldHostname(db, hostname.toLowerCase());
   return row ? { tenantId: row.tenant_id, tenantDomainId: row.id } : undefined;
 }

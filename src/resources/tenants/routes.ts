@@ -25,6 +25,6 @@ export async function tenantRoutes(
         response: { 200: CurrentTenant },
       },
     },
-    (request) => currentTenant(database.acrossTenants, request.caller, pagesBase),
+    (request) => currentTenant(database.acrossTenants(), request.caller, pagesBase),
   );
 }

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { ErrorClassifier } from '../../db/engine.ts';
-import type { AnyTables } from '../../db/tenant-db.ts';
 import type { Caller } from '../../http/auth.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
@@ -8,6 +7,7 @@ import { slugOf } from '../../shared/slug.ts';
 import { toTimestamp } from '../../shared/time.ts';
 import type { CurrentTenant } from './schema.ts';
 import { findTenant, hasAnyTenant, insertTenant, type TenantRow } from './store.ts';
+import type { TenantsTables } from './tables.ts';
 
 const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/;
 const MAX_SLUG = 64;
@@ -26,7 +26,7 @@ function present(row: TenantRow): Tenant {
 
 /** Creates a tenant; its slug is made from the name unless given. 409 when the slug is taken. */
 export async function createTenant(
-  db: Kysely<AnyTables>,
+  db: Kysely<TenantsTables>,
   errors: ErrorClassifier,
   input: { name: string; slug?: string },
 ): Promise<Tenant> {
@@ -49,7 +49,7 @@ export async function createTenant(
   return present(row);
 }
 
-export async function getTenant(db: Kysely<AnyTables>, idOrSlug: string): Promise<Tenant> {
+export async function getTenant(db: Kysely<TenantsTables>, idOrSlug: string): Promise<Tenant> {
   const row = await findTenant(db, idOrSlug);
   if (!row) throw notFound(`Tenant "${idOrSlug}"`);
   return present(row);
@@ -57,7 +57,7 @@ export async function getTenant(db: Kysely<AnyTables>, idOrSlug: string): Promis
 
 /** The tenant and key of an authenticated caller, and where the tenant's pages start (`pagesBase`). */
 export async function currentTenant(
-  db: Kysely<AnyTables>,
+  db: Kysely<TenantsTables>,
   caller: Caller | null,
   pagesBase: (slug: string) => string,
 ): Promise<CurrentTenant> {
@@ -73,6 +73,6 @@ export async function currentTenant(
 }
 
 /** Whether the database holds no tenant yet: the first start creates one. */
-export async function isEmpty(db: Kysely<AnyTables>): Promise<boolean> {
+export async function isEmpty(db: Kysely<TenantsTables>): Promise<boolean> {
   return !(await hasAnyTenant(db));
 }

@@ -14,7 +14,7 @@ export const webhookDeliveries: DatabaseGauge<'state'> = {
   labelNames: ['state'],
   async read(database) {
     const count = { pending: 0, retrying: 0, succeeded: 0, failed: 0 };
-    for (const row of await countDeliveriesByState(database.acrossTenants)) {
+    for (const row of await countDeliveriesByState(database.acrossTenants())) {
       if (row.state === 'pending') {
         count.retrying = row.tried;
         count.pending = row.deliveries - row.tried;

@@ -11,6 +11,6 @@ export const pruneEvents: ScheduledTask = {
   name: 'events.prune',
   everyMs: 60 * 60 * 1000,
   async run({ database, now }) {
-    await deleteEventsBefore(database.acrossTenants, now - KEPT_FOR_MS);
+    await deleteEventsBefore(database.acrossTenants(), now - KEPT_FOR_MS);
   },
 };

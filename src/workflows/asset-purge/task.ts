@@ -14,11 +14,11 @@ export function assetPurge(storage: FileStorage): ScheduledTask {
     everyMs: 60 * 60 * 1000,
     async run(context) {
       const { database, now } = context;
-      await deleteExpiredTrash(database.acrossTenants, now - TRASH_KEPT_MS, now, (tenantId, fileId) =>
-        giveUp(database.acrossTenants, tenantId, fileId, now),
+      await deleteExpiredTrash(database.acrossTenants(), now - TRASH_KEPT_MS, now, (tenantId, fileId) =>
+        giveUp(database.acrossTenants(), tenantId, fileId, now),
       );
       await removeGivenUpBytes(context, storage, (tenantId, fileId) =>
-        isFileInUse(database.acrossTenants, tenantId, fileId),
+        isFileInUse(database.acrossTenants(), tenantId, fileId),
       );
     },
   };

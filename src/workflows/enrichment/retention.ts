@@ -17,9 +17,9 @@ export function formRetention(retentionDays: number): ScheduledTask {
     everyMs: 60 * 60 * 1000,
     async run({ database, now }) {
       const before = now - retentionDays * DAY_MS;
-      await forms.purgeSubmissionsBefore(database.acrossTenants, before);
-      await deleteDeliveredEventsBefore(database.acrossTenants, 'form.submitted', before);
-      await logs.deleteVisitorEntriesBefore(database.acrossTenants, before);
+      await forms.purgeSubmissionsBefore(database.acrossTenants(), before);
+      await deleteDeliveredEventsBefore(database.acrossTenants(), 'form.submitted', before);
+      await logs.deleteVisitorEntriesBefore(database.acrossTenants(), before);
     },
   };
 }

@@ -41,7 +41,7 @@ export async function pageAddressOf(
   const path = pathOf(url);
   if (!pages.isOwnHost(host)) {
     const hostname = hostnameOf(host);
-    const held = await heldDomain(database.acrossTenants, hostname);
+    const held = await heldDomain(database.acrossTenants(), hostname);
     if (held) return { serve: { kind: 'domain', ...held, hostname, path } };
   }
   const match = SHARED_PATH.exec(path);

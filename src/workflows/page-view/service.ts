@@ -45,7 +45,7 @@ export interface Visitor {
 /** The tenant a page address names: by its slug on the shared address, by its id for a tenant domain. */
 async function tenantOf(database: Database, address: PageAddress): Promise<Tenant | undefined> {
   const idOrSlug = address.kind === 'shared' ? address.tenantSlug : address.tenantId;
-  const tenant = await tenants.getTenant(database.acrossTenants, idOrSlug).catch((error: unknown) => {
+  const tenant = await tenants.getTenant(database.acrossTenants(), idOrSlug).catch((error: unknown) => {
     if (error instanceof AppError && error.code === 'not_found') return undefined;
     throw error;
   });

@@ -1,6 +1,4 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/connection.ts';
-import type { AnyTables } from '../../db/tenant-db.ts';
+import { acrossTenantsIn, type Database } from '../../db/connection.ts';
 import { type IssuedKey, issueKey } from '../../resources/api-keys/service.ts';
 import { createTenant, DEFAULT_TENANT_SLUG, isEmpty, type Tenant } from '../../resources/tenants/service.ts';
 import { AppError } from '../../shared/errors.ts';
@@ -12,11 +10,14 @@ export async function createTenantWithKey(
   database: Database,
   input: { name: string; slug?: string; apiKey?: string },
 ): Promise<TenantWithKey> {
-  return database.acrossTenants.transaction().execute(async (trx: Kysely<AnyTables>) => {
-    const tenant = await createTenant(trx, database.errors, input);
-    const key: IssuedKey = await issueKey(trx, tenant.tenantId, { apiKey: input.apiKey });
-    return { ...tenant, keyId: key.keyId, apiKey: key.apiKey };
-  });
+  return database
+    .acrossTenants<unknown>()
+    .transaction()
+    .execute(async (trx) => {
+      const tenant = await createTenant(acrossTenantsIn(trx), database.errors, input);
+      const key: IssuedKey = await issueKey(acrossTenantsIn(trx), tenant.tenantId, { apiKey: input.apiKey });
+      return { ...tenant, keyId: key.keyId, apiKey: key.apiKey };
+    });
 }
 
 /**
@@ -28,7 +29,7 @@ export async function bootstrapDefaultTenant(
   database: Database,
   apiKey: string | undefined,
 ): Promise<TenantWithKey | undefined> {
-  if (!(await isEmpty(database.acrossTenants))) return undefined;
+  if (!(await isEmpty(database.acrossTenants()))) return undefined;
   try {
     return await createTenantWithKey(database, { name: 'Default', slug: DEFAULT_TENANT_SLUG, apiKey });
   } catch (error) {
