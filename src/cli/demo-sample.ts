@@ -1,6 +1,6 @@
 import type { BrandInput } from '../resources/brands/schema.ts';
 import type { PageCreate } from '../resources/pages/schema.ts';
-import type { Arm } from '../resources/sessions/tables.ts';
+import type { Arm } from '../resources/sessions/arm.ts';
 import type { TopicEntryCreate } from '../resources/topics/schema.ts';
 
 /**
