@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrationsFor } from '../../src/db/migrations/index.ts';
 import { type Environment, freshEnvironment, startServe, tailor } from '../helpers/process.ts';
@@ -149,14 +150,29 @@ describe('tailor serve', () => {
   it('drains on SIGTERM: an in-flight request completes, then the process exits 0', async () => {
     const apiKey = 'draining-bootstrap-key-long-enough-00003';
     const server = await startServe({ ...(await fresh()), TAILOR_BOOTSTRAP_API_KEY: apiKey });
-    const inFlight = fetch(`${server.url}/v0/persons`, {
-      method: 'POST',
-      headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'In flight' }),
+    // In flight for certain: the server has read the request's head (its "100 Continue" says so)
+    // and waits for the body when SIGTERM comes; a timer instead lost the race on a busy machine.
+    const body = JSON.stringify({ name: 'In flight' });
+    const { port } = new URL(server.url);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    const answer = new Promise<string>((resolve, reject) => {
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString();
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
     });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const continued = new Promise<void>((resolve) => socket.once('data', () => resolve()));
+    socket.write(
+      `POST /v0/persons HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${apiKey}\r\n` +
+        `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` +
+        'expect: 100-continue\r\nconnection: close\r\n\r\n',
+    );
+    await continued;
     server.child.kill('SIGTERM');
-    expect((await inFlight).status).toBe(201);
+    socket.write(body);
+    expect(await answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 201 /);
     expect(await server.exited).toBe(0);
   });
 });
