@@ -28,6 +28,7 @@ import { prepareDatabase } from '../server.ts';
 import { differences, runningServer, type ServerRecord } from '../server-record.ts';
 import { AppError } from '../shared/errors.ts';
 import { PagesOrigin } from '../shared/pages-origin.ts';
+import { seededRandom } from '../shared/seeded-random.ts';
 import { Signer } from '../shared/signing.ts';
 import { createFileStorage } from '../storage.ts';
 import { type ResourceNeeds, resourceNeeds } from '../wiring.ts';
@@ -69,18 +70,6 @@ class Tally {
       found === 0 ? `${made} ${kind}` : `${made + found} ${kind} (${found} from an earlier run)`,
     );
   }
-}
-
-/** A small seeded generator: the sample looks the same on every database. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A square mark with the brand's initial: an SVG logo of the sample's own. */
@@ -138,7 +127,7 @@ interface MadeLink {
 /** Makes the sample in one tenant, reusing what an earlier run made. */
 class Sample {
   readonly tally = new Tally();
-  private readonly random = seeded(20_251_121);
+  private readonly random = seededRandom(20_251_121);
 
   constructor(
     private readonly db: TenantDb,

@@ -6,6 +6,7 @@ import {
   sessionsToDecision,
 } from '../../src/resources/sessions/sequential.ts';
 import { newcombeInterval, type Proportion } from '../../src/resources/sessions/statistics.ts';
+import { seededRandom } from '../../src/shared/seeded-random.ts';
 
 const of = (successes: number, trials: number): Proportion => ({ successes, trials });
 
@@ -160,18 +161,6 @@ describe('sessions to a decision', () => {
     expect(sessionsToDecision(of(1, 2), of(1, 2), 1e-9)).toBeNull();
   });
 });
-
-/** mulberry32: a small seeded generator of uniform numbers in [0, 1), so the simulation repeats. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A Binomial(n, p) draw by counting geometric gaps between successes (Devroye 1986, the second
