@@ -13,6 +13,17 @@
  */
 const ASSEMBLY = '^src/(app|server|wiring|background|storage|config|secret)[.]ts$|^src/cli/';
 
+/** Only files under `owner` import the store.ts and tables.ts found under `folder`. */
+function tablesStayIn(name, owner, folder, comment) {
+  return {
+    name,
+    severity: 'error',
+    comment,
+    from: { path: '^src/', pathNot: owner },
+    to: { path: `${folder}(store|tables)[.]ts$` },
+  };
+}
+
 module.exports = {
   forbidden: [
     {
@@ -66,22 +77,18 @@ module.exports = {
       from: { path: '^src/public/' },
       to: { path: ASSEMBLY },
     },
-    {
-      name: 'tables-stay-in-their-resource',
-      severity: 'error',
-      comment:
-        "A resource's tables and its SQL are its own: only files inside src/resources/<name>/ import its store.ts and tables.ts (between resources, resources-are-leaves forbids every import). Others call its service.",
-      from: { path: '^src/', pathNot: '^src/resources/' },
-      to: { path: '^src/resources/[^/]+/(store|tables)[.]ts$' },
-    },
-    {
-      name: 'job-tables-stay-in-jobs',
-      severity: 'error',
-      comment:
-        "The queue's tables and SQL are its own: only src/jobs/ imports jobs/store.ts and jobs/tables.ts.",
-      from: { path: '^src/', pathNot: '^src/jobs/' },
-      to: { path: '^src/jobs/(store|tables)[.]ts$' },
-    },
+    tablesStayIn(
+      'tables-stay-in-their-resource',
+      '^src/resources/',
+      '^src/resources/[^/]+/',
+      "A resource's tables and its SQL are its own: only files inside src/resources/<name>/ import its store.ts and tables.ts (between resources, resources-are-leaves forbids every import). Others call its service.",
+    ),
+    tablesStayIn(
+      'job-tables-stay-in-jobs',
+      '^src/jobs/',
+      '^src/jobs/',
+      "The queue's tables and SQL are its own: only src/jobs/ imports jobs/store.ts and jobs/tables.ts.",
+    ),
     {
       name: 'migrations-are-frozen',
       severity: 'error',
