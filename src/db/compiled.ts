@@ -42,6 +42,14 @@ export type ListLengths<Params> = {
   [K in keyof Params as Params[K] extends readonly unknown[] ? K : never]: number;
 };
 
+/**
+ * The values of `columns` in `row`, each of them named: a compiled insert or update writes every
+ * column it was built with, where one built per call leaves out those it is given no value for.
+ */
+export function columnsOf<Row, C extends keyof Row>(row: Row, columns: readonly C[]): Pick<Row, C> {
+  return Object.fromEntries(columns.map((column) => [column, row[column]])) as Pick<Row, C>;
+}
+
 /** Kysely over no connection, for compiling only: one per engine. */
 const compilers = new Map<EngineName, Kysely<unknown>>();
 
