@@ -50,6 +50,18 @@ export function columnsOf<Row, C extends keyof Row>(row: Row, columns: readonly 
   return Object.fromEntries(columns.map((column) => [column, row[column]])) as Pick<Row, C>;
 }
 
+/**
+ * The SQL of every compiled statement, with a name of its own: on PostgreSQL each runs as a named
+ * prepared statement (db/postgres/deadline.ts), parsed and planned once per connection. As many as
+ * the statements defined in the code, on two engines.
+ */
+const statementNames = new Map<string, string>();
+
+/** The name of the compiled statement whose SQL is `sql`; undefined for any other SQL. */
+export function compiledStatementName(sql: string): string | undefined {
+  return statementNames.get(sql);
+}
+
 /** Kysely over no connection, for compiling only: one per engine. */
 const compilers = new Map<EngineName, Kysely<unknown>>();
 
@@ -144,6 +156,7 @@ export class CompiledStatement<Handle, Params, Row> {
     if (!sources.some((source) => 'tenant' in source)) {
       throw new Error(`compiled statement without its tenant condition: ${query.sql}`);
     }
+    if (!statementNames.has(query.sql)) statementNames.set(query.sql, `tailor_${statementNames.size + 1}`);
     return { query, sources };
   }
 }
