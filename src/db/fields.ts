@@ -125,15 +125,17 @@ export function fieldsOf<Row extends object>() {
         }),
       );
     return {
-      present: (row) =>
-        Object.fromEntries(
-          entries.map(([name, field]) => {
-            const stored = row as Record<string, unknown>;
-            if (typeof field === 'function') return [name, field(row)];
-            if (typeof field === 'string') return [name, stored[field]];
-            return [name, field.codec.present(stored[field.column])];
-          }),
-        ) as Static<S>,
+      // Every response of a resource goes through here: one object filled in place, no arrays of pairs.
+      present: (row) => {
+        const stored = row as Record<string, unknown>;
+        const shown: Record<string, unknown> = {};
+        for (const [name, field] of entries) {
+          if (typeof field === 'function') shown[name] = field(row);
+          else if (typeof field === 'string') shown[name] = stored[field];
+          else shown[name] = field.codec.present(stored[field.column]);
+        }
+        return shown as Static<S>;
+      },
       columns: (schema, input) => {
         const given = input as Record<string, unknown>;
         const filled = Object.fromEntries(

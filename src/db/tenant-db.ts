@@ -1,4 +1,6 @@
 import {
+  type Compilable,
+  type CompiledQuery,
   type DeleteQueryBuilder,
   type DeleteResult,
   type Insertable,
@@ -10,6 +12,7 @@ import {
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
+import { type BuildHandle, CompiledStatement, type ListLengths } from './compiled.ts';
 import { DeferredTransaction } from './deferred-transaction.ts';
 import type { Engine, ErrorClassifier, SearchDialect } from './engine.ts';
 import { TenantScopePlugin } from './tenant-scope.ts';
@@ -77,6 +80,21 @@ function untyped(db: Kysely<unknown>): Kysely<UntypedTables> {
 
 export type TenantInsert<Tables, T extends keyof Tables> = Omit<Insertable<Tables[T]>, 'tenant_id'>;
 
+/** A compiled statement of a tenant's tables (db/compiled.ts): made by `compiled`, run by TenantDb. */
+export type TenantStatement<Tables, Params, Row> = CompiledStatement<TenantDb<Tables>, Params, Row>;
+
+/**
+ * A hot statement, built once per engine by `build` as any statement of a TenantDb (the tenant's
+ * conditions and tenant_id are the handle's) on stand-ins for `Params`, and run with their values
+ * by TenantDb.all, first or run. `lists` gives the length of each parameter that is a list.
+ */
+export function compiled<Tables, Params = Record<never, never>, Row = unknown>(
+  build: (db: TenantDb<Tables>, params: Params) => Compilable<Row>,
+  ...lists: keyof ListLengths<Params> extends never ? [] : [ListLengths<Params>]
+): TenantStatement<Tables, Params, Row> {
+  return new CompiledStatement(build, (lists[0] ?? {}) as ListLengths<Params>);
+}
+
 /**
  * The only way services reach tenant-owned tables. Every statement it runs is limited to one
  * tenant: inserts set `tenant_id`, and TenantScopePlugin adds the tenant condition for every table
@@ -134,6 +152,33 @@ export class TenantDb<Tables = NoTables> {
       Tables,
       InsertQueryBuilder<Tables, T, InsertResult>
     >;
+  }
+
+  /** The rows a compiled statement answers (a select, or a write with RETURNING). */
+  async all<Params, Row>(statement: TenantStatement<Tables, Params, Row>, params: Params): Promise<Row[]> {
+    return (await this.db.executeQuery(this.compiledQuery(statement, params))).rows;
+  }
+
+  /** The first row a compiled statement answers, if any. */
+  async first<Params, Row>(
+    statement: TenantStatement<Tables, Params, Row>,
+    params: Params,
+  ): Promise<Row | undefined> {
+    return (await this.all(statement, params))[0];
+  }
+
+  /** Runs a compiled statement that writes; answers how many rows it changed. */
+  async run<Params>(statement: TenantStatement<Tables, Params, unknown>, params: Params): Promise<number> {
+    const result = await this.db.executeQuery(this.compiledQuery(statement, params));
+    return Number(result.numAffectedRows ?? 0n);
+  }
+
+  /** What a compiled statement runs with `params`: its SQL and parameters (tests compare them). */
+  compiledQuery<Params, Row>(
+    statement: TenantStatement<Tables, Params, Row>,
+    params: Params,
+  ): CompiledQuery<Row> {
+    return statement.query(this.engine, buildHandle as BuildHandle<TenantDb<Tables>>, this.tenantId, params);
   }
 
   /**
@@ -304,3 +349,7 @@ export class TenantDb<Tables = NoTables> {
     await this.engine.notifier.notify(this.db as Kysely<unknown>, channel);
   }
 }
+
+/** The handle a compiled statement is built on: TenantDb's own scoping, over a compiling-only Kysely. */
+const buildHandle: BuildHandle<TenantDb<unknown>> = (tenantStandIn, kysely, engine) =>
+  TenantDb.scoped(tenantStandIn, kysely, engine);

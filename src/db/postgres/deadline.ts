@@ -1,5 +1,6 @@
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
+import { compiledStatementName } from '../compiled.ts';
 
 /**
  * A statement PostgreSQL did not answer in time. Its code is a network one, so that it reads as the
@@ -41,7 +42,10 @@ class DeadlineClient implements PostgresPoolClient {
 
   private async run<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> {
     if (this.broken) throw this.broken;
-    const answer = this.client.query(sql, [...parameters]);
+    // A compiled statement is prepared once per connection, by its name, and then only bound.
+    const name = compiledStatementName(sql);
+    const values = [...parameters];
+    const answer = name ? this.client.query({ name, text: sql, values }) : this.client.query(sql, values);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_resolve, reject) => {
       timer = setTimeout(() => {

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, SelectQueryBuilder } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import { matchingPage } from '../../db/search.ts';
-import type { TenantDb } from '../../db/tenant-db.ts';
+import { compiled, type TenantDb } from '../../db/tenant-db.ts';
 import type { AccountsTable, AccountsTables } from './tables.ts';
 
 export type AccountRow = Omit<Selectable<AccountsTable>, 'tenant_id'>;
@@ -28,26 +28,43 @@ const COLUMNS = [
   'latest_activity_at',
 ] as const;
 
+type Db = TenantDb<AccountsTables>;
+
+// Compiled (db/compiled.ts): the hot statements of an account's read and of a person's create.
+const byId = compiled((db: Db, p: { id: string }) =>
+  db.selectFrom('accounts').select(COLUMNS).where('id', '=', p.id),
+);
+
+const insertUnlessDomainTaken = compiled((db: Db, p: NewAccountRow) =>
+  db
+    .insertInto('accounts', {
+      id: p.id,
+      domain: p.domain,
+      name: p.name,
+      created_at: p.created_at,
+      updated_at: p.updated_at,
+    })
+    .onConflict((oc) => oc.columns(['tenant_id', 'domain']).doNothing()),
+);
+
+const idOfDomain = compiled((db: Db, p: { domain: string }) =>
+  db.selectFrom('accounts').select('id').where('domain', '=', p.domain),
+);
+
 export async function insertAccount(db: TenantDb<AccountsTables>, row: NewAccountRow): Promise<void> {
   await db.insertInto('accounts', row).execute();
 }
 
 /** Inserts the account unless its domain is taken; either way returns the id of the domain's account. */
 export async function ensureAccount(db: TenantDb<AccountsTables>, row: NewAccountRow): Promise<string> {
-  await db
-    .insertInto('accounts', row)
-    .onConflict((oc) => oc.columns(['tenant_id', 'domain']).doNothing())
-    .execute();
-  const found = await db
-    .selectFrom('accounts')
-    .select('id')
-    .where('domain', '=', row.domain)
-    .executeTakeFirstOrThrow();
+  await db.run(insertUnlessDomainTaken, row);
+  const found = await db.first(idOfDomain, row);
+  if (!found) throw new Error(`the account of ${row.domain} is gone`);
   return found.id;
 }
 
 export function findAccount(db: TenantDb<AccountsTables>, id: string): Promise<AccountRow | undefined> {
-  return db.selectFrom('accounts').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+  return db.first(byId, { id });
 }
 
 export function findAccounts(db: TenantDb<AccountsTables>, ids: string[]): Promise<AccountRow[]> {

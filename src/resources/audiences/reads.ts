@@ -9,6 +9,7 @@ import {
   contentBefore,
   findAudience,
   findAudienceById,
+  findPersonOfAudience,
   findVersion,
   findVersionByNumber,
   findVersions,
@@ -94,7 +95,7 @@ export async function storedBaselineContent(db: TenantDb, audienceId: string): P
 
 /** The person an audience is for, null for none; undefined when there is no such audience. */
 export async function personOfAudience(db: TenantDb, audienceId: string): Promise<string | null | undefined> {
-  return (await findAudienceById(db, audienceId))?.person_id;
+  return findPersonOfAudience(db, audienceId);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
-import type { TenantDb } from '../../db/tenant-db.ts';
+import { compiled, type TenantDb } from '../../db/tenant-db.ts';
 import { UNFINISHED } from './lifecycle.ts';
 import type { AudiencesTable, AudiencesTables, AudienceVersionsTable } from './tables.ts';
 
@@ -83,6 +83,19 @@ export function findAudience(
     .where('audiences.id', '=', id)
     .where('audiences.page_id', '=', pageId)
     .executeTakeFirst();
+}
+
+// Compiled (db/compiled.ts): read for every batch of a visitor's events.
+const personOfId = compiled((db: TenantDb<AudiencesTables>, p: { id: string }) =>
+  db.selectFrom('audiences').select('person_id').where('id', '=', p.id),
+);
+
+/** The person the audience is for, null for none; undefined when there is no such audience. */
+export async function findPersonOfAudience(
+  db: TenantDb<AudiencesTables>,
+  id: string,
+): Promise<string | null | undefined> {
+  return (await db.first(personOfId, { id }))?.person_id;
 }
 
 export function findAudienceById(

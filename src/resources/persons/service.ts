@@ -19,6 +19,7 @@ import {
   type PersonRow,
   personsOfAccount,
   recordActivityAt,
+  SLUGS_PROBED,
   slugsTaken,
   updatePerson,
 } from './store.ts';
@@ -90,9 +91,6 @@ async function assertEmailFree(db: TenantDb, emailKey: string | null, personId?:
   }
 }
 
-/** Candidate slugs looked up at once: one indexed query finds the first free one among them. */
-const SLUG_PROBE = 20;
-
 /**
  * The person's slug: made from the name, `-2`, `-3`… when taken (the first free one). Takes a lock:
  * call it in a transaction. The candidates are looked up by equality, a few at a time, so that the
@@ -101,8 +99,8 @@ const SLUG_PROBE = 20;
 async function freeSlug(db: TenantDb, name: string): Promise<string> {
   const base = slugOf(name, MAX_SLUG) || 'person';
   await db.lock(`persons.slug:${base}`);
-  for (let first = 1; ; first += SLUG_PROBE) {
-    const candidates = Array.from({ length: SLUG_PROBE }, (_, i) =>
+  for (let first = 1; ; first += SLUGS_PROBED) {
+    const candidates = Array.from({ length: SLUGS_PROBED }, (_, i) =>
       first + i === 1 ? base : `${base}-${first + i}`,
     );
     const taken = new Set(await slugsTaken(db, candidates));

@@ -1,7 +1,8 @@
 import type { Selectable, Updateable } from 'kysely';
+import { columnsOf } from '../../db/compiled.ts';
 import { descendingAfter, type Paged, type Paging, pagedOf } from '../../db/paging.ts';
 import { matchingPage, SEARCH_COUNT_CAP } from '../../db/search.ts';
-import type { TenantDb } from '../../db/tenant-db.ts';
+import { compiled, type TenantDb } from '../../db/tenant-db.ts';
 import type { PersonsTable, PersonsTables } from './tables.ts';
 
 export type PersonRow = Omit<Selectable<PersonsTable>, 'tenant_id'>;
@@ -26,12 +27,51 @@ const COLUMNS = [
 /** The columns that a query is looked for in. */
 const SEARCHED = ['name', 'email'];
 
-export async function insertPerson(db: TenantDb<PersonsTables>, row: PersonRow): Promise<void> {
-  await db.insertInto('persons', row).execute();
+/** How many candidate slugs slugsTaken looks up at once. */
+export const SLUGS_PROBED = 20;
+
+type Db = TenantDb<PersonsTables>;
+
+// Compiled (db/compiled.ts): the hot statements of a person's create, an account's read and a visit.
+const insert = compiled((db: Db, p: PersonRow) => db.insertInto('persons', columnsOf(p, COLUMNS)));
+
+const byId = compiled((db: Db, p: { id: string }) =>
+  db.selectFrom('persons').select(COLUMNS).where('id', '=', p.id),
+);
+
+const byEmail = compiled((db: Db, p: { emailKey: string }) =>
+  db.selectFrom('persons').select(COLUMNS).where('email_key', '=', p.emailKey),
+);
+
+const takenSlugs = compiled(
+  (db: Db, p: { slugs: string[] }) => db.selectFrom('persons').select('slug').where('slug', 'in', p.slugs),
+  { slugs: SLUGS_PROBED },
+);
+
+const ofAccount = compiled((db: Db, p: { accountId: string; limit: number }) =>
+  db
+    .selectFrom('persons')
+    .select(COLUMNS)
+    .where('account_id', '=', p.accountId)
+    .orderBy('updated_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(p.limit),
+);
+
+const activityAt = compiled((db: Db, p: { id: string; at: number }) =>
+  db
+    .updateTable('persons')
+    .set({ latest_activity_at: p.at })
+    .where('id', '=', p.id)
+    .where((eb) => eb.or([eb('latest_activity_at', 'is', null), eb('latest_activity_at', '<', p.at)])),
+);
+
+export async function insertPerson(db: Db, row: PersonRow): Promise<void> {
+  await db.run(insert, row);
 }
 
-export function findPerson(db: TenantDb<PersonsTables>, id: string): Promise<PersonRow | undefined> {
-  return db.selectFrom('persons').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+export function findPerson(db: Db, id: string): Promise<PersonRow | undefined> {
+  return db.first(byId, { id });
 }
 
 export function findPersons(db: TenantDb<PersonsTables>, ids: string[]): Promise<PersonRow[]> {
@@ -43,12 +83,12 @@ export function findPersonByEmail(
   db: TenantDb<PersonsTables>,
   emailKey: string,
 ): Promise<PersonRow | undefined> {
-  return db.selectFrom('persons').select(COLUMNS).where('email_key', '=', emailKey).executeTakeFirst();
+  return db.first(byEmail, { emailKey });
 }
 
-/** Which of `slugs` are in use. */
-export async function slugsTaken(db: TenantDb<PersonsTables>, slugs: string[]): Promise<string[]> {
-  const rows = await db.selectFrom('persons').select('slug').where('slug', 'in', slugs).execute();
+/** Which of `slugs`, SLUGS_PROBED of them, are in use. */
+export async function slugsTaken(db: Db, slugs: string[]): Promise<string[]> {
+  const rows = await db.all(takenSlugs, { slugs });
   return rows.map((row) => row.slug);
 }
 
@@ -67,13 +107,8 @@ export async function deletePerson(db: TenantDb<PersonsTables>, id: string): Pro
 }
 
 /** Moves the person's latest activity forward to `at` (never back). */
-export async function recordActivityAt(db: TenantDb<PersonsTables>, id: string, at: number): Promise<void> {
-  await db
-    .updateTable('persons')
-    .set({ latest_activity_at: at })
-    .where('id', '=', id)
-    .where((eb) => eb.or([eb('latest_activity_at', 'is', null), eb('latest_activity_at', '<', at)]))
-    .execute();
+export async function recordActivityAt(db: Db, id: string, at: number): Promise<void> {
+  await db.run(activityAt, { id, at });
 }
 
 export async function listPersons(
@@ -131,12 +166,5 @@ export function personsOfAccount(
   accountId: string,
   limit: number,
 ): Promise<PersonRow[]> {
-  return db
-    .selectFrom('persons')
-    .select(COLUMNS)
-    .where('account_id', '=', accountId)
-    .orderBy('updated_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  return db.all(ofAccount, { accountId, limit });
 }

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from 'kysely';
-import type { TenantDb } from '../../db/tenant-db.ts';
+import { columnsOf } from '../../db/compiled.ts';
+import { compiled, type TenantDb } from '../../db/tenant-db.ts';
 import type { Period } from './period.ts';
 import type { Arm, AudienceHourlyStatsTable, SessionsTable, SessionsTables } from './tables.ts';
 
@@ -35,43 +36,59 @@ export const TOTAL_FIELDS = [
 /** A session bounced: no interaction, no CTA click, no form submission, and under 10 seconds. */
 export const BOUNCE_MS = 10_000;
 
-export function findSession(db: TenantDb<SessionsTables>, id: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('sessions').select(SESSION_COLUMNS).where('id', '=', id).executeTakeFirst();
-}
+type Db = TenantDb<SessionsTables>;
 
-export async function saveSession(
-  db: TenantDb<SessionsTables>,
-  row: SessionRow,
-  isNew: boolean,
-): Promise<void> {
-  if (isNew) {
-    await db.insertInto('sessions', row).execute();
-    return;
-  }
-  const { id, ...changes } = row;
-  await db.updateTable('sessions').set(changes).where('id', '=', id).execute();
-}
+const CHANGED_COLUMNS = SESSION_COLUMNS.filter((column) => column !== 'id');
 
-/** Adds `delta` to the totals of one hour of the audience's sessions served `arm`. */
-export async function addToHour(
-  db: TenantDb<SessionsTables>,
-  audienceId: string,
-  hour: number,
-  arm: Arm,
-  delta: Totals,
-): Promise<void> {
-  await db
-    .insertInto('audience_hourly_stats', { audience_id: audienceId, hour, arm, ...delta })
+// Compiled (db/compiled.ts): the statements of every batch of events.
+const byId = compiled((db: Db, p: { id: string }) =>
+  db.selectFrom('sessions').select(SESSION_COLUMNS).where('id', '=', p.id),
+);
+
+const insertSession = compiled((db: Db, p: SessionRow) =>
+  db.insertInto('sessions', columnsOf(p, SESSION_COLUMNS)),
+);
+
+const updateSession = compiled((db: Db, p: SessionRow) =>
+  db.updateTable('sessions').set(columnsOf(p, CHANGED_COLUMNS)).where('id', '=', p.id),
+);
+
+const addTotals = compiled((db: Db, p: Totals & { audience_id: string; hour: number; arm: Arm }) =>
+  db
+    .insertInto('audience_hourly_stats', {
+      audience_id: p.audience_id,
+      hour: p.hour,
+      arm: p.arm,
+      ...columnsOf(p, TOTAL_FIELDS),
+    })
     .onConflict((oc) =>
       oc
         .columns(['audience_id', 'hour', 'arm'])
         .doUpdateSet((eb) =>
           Object.fromEntries(
-            TOTAL_FIELDS.map((field) => [field, eb(`audience_hourly_stats.${field}`, '+', delta[field])]),
+            TOTAL_FIELDS.map((field) => [field, eb(`audience_hourly_stats.${field}`, '+', p[field])]),
           ),
         ),
-    )
-    .execute();
+    ),
+);
+
+export function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
+  return db.first(byId, { id });
+}
+
+export async function saveSession(db: Db, row: SessionRow, isNew: boolean): Promise<void> {
+  await db.run(isNew ? insertSession : updateSession, row);
+}
+
+/** Adds `delta` to the totals of one hour of the audience's sessions served `arm`. */
+export async function addToHour(
+  db: Db,
+  audienceId: string,
+  hour: number,
+  arm: Arm,
+  delta: Totals,
+): Promise<void> {
+  await db.run(addTotals, { ...delta, audience_id: audienceId, hour, arm });
 }
 
 export type AudienceTotals = Totals & { audience_id: string };

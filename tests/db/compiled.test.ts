@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/connection.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+import { compiled, type TenantDb } from '../../src/db/tenant-db.ts';
+import type { IdempotencyKeysTable } from '../../src/http/idempotency-store.ts';
+import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
+import { anyTables } from '../helpers/any-tables.ts';
+import { testDatabase } from '../helpers/server.ts';
+
+// Compiled statements (src/db/compiled.ts) on the table of tests/db/tenant-scope.test.ts:
+// idempotency_keys is keyed per tenant, so both tenants hold a row with the same key.
+const KEY = 'compiled-key';
+const SCOPE = 'POST /v0/compiled';
+
+type Tables = { idempotency_keys: IdempotencyKeysTable };
+
+const byKey = compiled((db: TenantDb<Tables>, p: { key: string }) =>
+  db.selectFrom('idempotency_keys').select(['fingerprint', 'status_code']).where('key', '=', p.key),
+);
+
+const joined = compiled((db: TenantDb<Tables>, p: { key: string }) =>
+  db
+    .selectFrom('idempotency_keys')
+    .leftJoin('idempotency_keys as other', 'other.key', 'idempotency_keys.key')
+    .select(['idempotency_keys.fingerprint as own', 'other.fingerprint as other'])
+    .where('idempotency_keys.key', '=', p.key),
+);
+
+const anyOf = compiled(
+  (db: TenantDb<Tables>, p: { fingerprints: string[] }) =>
+    db.selectFrom('idempotency_keys').select('fingerprint').where('fingerprint', 'in', p.fingerprints),
+  { fingerprints: 2 },
+);
+
+const insert = compiled((db: TenantDb<Tables>, p: { key: string; fingerprint: string }) =>
+  db.insertInto('idempotency_keys', {
+    scope: SCOPE,
+    key: p.key,
+    fingerprint: p.fingerprint,
+    status_code: 201,
+    locked_at: 0,
+    expires_at: 4_102_444_800_000,
+  }),
+);
+
+const setStatus = compiled((db: TenantDb<Tables>, p: { key: string; status: number }) =>
+  db.updateTable('idempotency_keys').set({ status_code: p.status }).where('key', '=', p.key),
+);
+
+let database: Database;
+let mine: TenantDb<Tables>;
+let theirs: TenantDb<Tables>;
+
+beforeAll(async () => {
+  database = await testDatabase();
+  await migrateToLatest(database);
+  const first = await createTenantWithKey(database, { name: 'Mine', slug: `c-mine-${Date.now()}` });
+  const second = await createTenantWithKey(database, { name: 'Theirs', slug: `c-theirs-${Date.now()}` });
+  mine = database.forTenant(first.tenantId);
+  theirs = database.forTenant(second.tenantId);
+  await mine.run(insert, { key: KEY, fingerprint: 'mine' });
+  await theirs.run(insert, { key: KEY, fingerprint: 'theirs' });
+});
+afterAll(() => database.close());
+
+describe('compiled statements', () => {
+  it('run with their parameters, inserting for the tenant of the handle', async () => {
+    expect(await mine.all(byKey, { key: KEY })).toEqual([{ fingerprint: 'mine', status_code: 201 }]);
+    expect(await theirs.first(byKey, { key: KEY })).toEqual({ fingerprint: 'theirs', status_code: 201 });
+    expect(await mine.first(byKey, { key: 'no-such-key' })).toBeUndefined();
+    const rows = await anyTables(database)
+      .selectFrom('idempotency_keys')
+      .select(['tenant_id', 'fingerprint'])
+      .where('key', '=', KEY)
+      .orderBy('fingerprint')
+      .execute();
+    expect(rows).toEqual([
+      { tenant_id: mine.tenantId, fingerprint: 'mine' },
+      { tenant_id: theirs.tenantId, fingerprint: 'theirs' },
+    ]);
+  });
+
+  it('compile to the SQL that the statement built per call runs, tenant conditions included', async () => {
+    const perCall = mine
+      .selectFrom('idempotency_keys')
+      .leftJoin('idempotency_keys as other', 'other.key', 'idempotency_keys.key')
+      .select(['idempotency_keys.fingerprint as own', 'other.fingerprint as other'])
+      .where('idempotency_keys.key', '=', KEY)
+      .compile();
+    const query = mine.compiledQuery(joined, { key: KEY });
+    expect(query.sql).toBe(perCall.sql);
+    expect(query.parameters).toEqual(perCall.parameters);
+  });
+
+  it('cannot reach another tenant’s rows, in a join either', async () => {
+    expect(await mine.all(joined, { key: KEY })).toEqual([{ own: 'mine', other: 'mine' }]);
+    expect(await mine.all(anyOf, { fingerprints: ['mine', 'theirs'] })).toEqual([{ fingerprint: 'mine' }]);
+    expect(await mine.run(setStatus, { key: KEY, status: 500 })).toBe(1);
+    expect(await theirs.first(byKey, { key: KEY })).toEqual({ fingerprint: 'theirs', status_code: 201 });
+    await mine.run(setStatus, { key: KEY, status: 201 });
+  });
+
+  it('run in a transaction: its writes roll back with it and commit with it', async () => {
+    await expect(
+      mine.transaction(async (tx) => {
+        await tx.run(insert, { key: 'rolled-back', fingerprint: 'gone' });
+        expect(await tx.first(byKey, { key: 'rolled-back' })).toEqual({
+          fingerprint: 'gone',
+          status_code: 201,
+        });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await mine.first(byKey, { key: 'rolled-back' })).toBeUndefined();
+
+    await mine.transaction((tx) => tx.run(insert, { key: 'committed', fingerprint: 'kept' }));
+    expect(await mine.first(byKey, { key: 'committed' })).toEqual({ fingerprint: 'kept', status_code: 201 });
+  });
+
+  it('run in a deferred transaction, which a compiled write begins', async () => {
+    const open = mine.deferredTransaction();
+    expect(await open.db.first(byKey, { key: KEY })).toEqual({ fingerprint: 'mine', status_code: 201 });
+    expect(open.begun).toBe(false);
+    await open.db.run(insert, { key: 'deferred', fingerprint: 'deferred' });
+    expect(open.begun).toBe(true);
+    await open.rollback();
+    expect(await mine.first(byKey, { key: 'deferred' })).toBeUndefined();
+  });
+
+  it('refuse a list of another length than the one compiled', async () => {
+    await expect(mine.all(anyOf, { fingerprints: ['mine'] })).rejects.toThrow('must have 2 items');
+  });
+});
