@@ -73,7 +73,9 @@ async function visit(url: string, status = 200) {
 
 /** The lasting image URL of `fileId` as the page has it (HTML-escaped): no expiry. */
 const signedFileUrl = (fileId: string) =>
-  new RegExp(`http://127\\.0\\.0\\.1:\\d+/v0/public/images/${fileId}\\?tenant=[^"&]+&amp;type=png&amp;signature=[^"&]+`);
+  new RegExp(
+    `http://127\\.0\\.0\\.1:\\d+/v0/public/images/${fileId}\\?tenant=[^"&]+&amp;type=png&amp;signature=[^"&]+`,
+  );
 
 describe('GET /p/{tenantSlug}/{path}', () => {
   let published: LinkedPage;
