@@ -110,13 +110,16 @@ async function onBothNodes(url: string): Promise<{ status: number; html: string 
   return [await view(other, url), await view(server, url)];
 }
 
-function servedRows(url: string) {
+/** The row of served_pages of the page at `url` (on the shared address, personalized arm). */
+async function servedRow(url: string) {
   const [, slug, ...rest] = url.split('/').slice(1);
-  return anyTables(server.database)
+  const row = await anyTables(server.database)
     .selectFrom('served_pages')
     .selectAll()
     .where('address_key', '=', `s ${slug}/${rest.join('/')}`)
-    .execute();
+    .executeTakeFirst();
+  if (!row) throw new Error(`No page kept for ${url}`);
+  return row;
 }
 
 describe('a page view', () => {
@@ -127,7 +130,7 @@ describe('a page view', () => {
     const second = await view(server, published.url);
     expect(second.status).toBe(200);
     expect(queries.count).toBe(1);
-    const [row] = await servedRows(published.url);
+    const row = await servedRow(published.url);
     expect(row).toMatchObject({ arm: 'personalized', html: second.html, holdout_percent: 0 });
     // What is served is what the row holds.
     await anyTables(server.database)
@@ -141,7 +144,7 @@ describe('a page view', () => {
   it('never serves a row built at an earlier generation of its tenant', async () => {
     const published = await publishPage();
     const first = await view(server, published.url);
-    const [row] = await servedRows(published.url);
+    const row = await servedRow(published.url);
     await anyTables(server.database)
       .updateTable('served_pages')
       .set({ html: 'stale bytes' })
@@ -162,7 +165,7 @@ describe('a page view', () => {
   it('is rendered and signed again once less than half of its token’s validity is left', async () => {
     const published = await publishPage();
     await view(server, published.url);
-    const [row] = await servedRows(published.url);
+    const row = await servedRow(published.url);
     expect(row.token_expires_at).toBeGreaterThan(Date.now() + TOKEN_VALID_MS - 60_000);
     await anyTables(server.database)
       .updateTable('served_pages')
@@ -170,7 +173,7 @@ describe('a page view', () => {
       .where('address_key', '=', row.address_key)
       .execute();
     expect((await view(server, published.url)).html).toContain('data-tailor-token=');
-    const [rebuilt] = await servedRows(published.url);
+    const rebuilt = await servedRow(published.url);
     expect(rebuilt.token_expires_at).toBeGreaterThan(Date.now() + TOKEN_VALID_MS - 60_000);
   });
 
