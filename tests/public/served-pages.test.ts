@@ -10,7 +10,7 @@ import { TOKEN_VALID_MS } from '../../src/public/token.ts';
 import { assetPurge } from '../../src/workflows/asset-purge/task.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { png, uploadImage } from '../helpers/images.ts';
-import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
+import { getAtHost, type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
 import { type Client, onPostgres, startServer, type TestServer, testDatabaseUrl } from '../helpers/server.ts';
 
 /**
@@ -264,6 +264,40 @@ describe('changes show on every node’s next request', () => {
     expect((await onBothNodes(published.url)).every((answer) => answer.html.includes('Fresh link'))).toBe(
       true,
     );
+  });
+});
+
+describe('a tenant domain', () => {
+  it('is kept by its hostname, and a hostname taken by another tenant serves that tenant’s page', async () => {
+    const hostname = `go-${++paths}.served.example`;
+    const onDomain = async (client: Client, name: string) => {
+      const domain = ok(await client.post('/v0/tenant_domains', { hostname }), 201).body;
+      const page = await publishLinkedPage(server, client, {
+        page: { name },
+        personalize: false,
+        path: `/d-${++paths}`,
+      });
+      const link = ok(
+        await client.post('/v0/page_links', {
+          path: '/offer',
+          target: { targetType: 'audience', audienceId: page.audienceId },
+          tenantDomainId: domain.tenantDomainId,
+        }),
+        201,
+      ).body;
+      return { domain, link };
+    };
+    const first = await onDomain(api, 'First owner');
+    expect(headline((await getAtHost(server.pagesUrl, hostname, '/offer')).body)).toBe('First owner');
+    queries.count = 0;
+    expect(headline((await getAtHost(server.pagesUrl, hostname, '/OFFER/')).body)).toBe('First owner');
+    expect(queries.count).toBe(1);
+    ok(await api.delete(`/v0/page_links/${first.link.pageLinkId}`));
+    ok(await api.delete(`/v0/tenant_domains/${first.domain.tenantDomainId}`));
+    await onDomain(await server.newTenant(), 'Second owner');
+    for (const node of [other, server]) {
+      expect(headline((await getAtHost(node.pagesUrl, hostname, '/offer')).body)).toBe('Second owner');
+    }
   });
 });
 
