@@ -231,7 +231,7 @@ async function registerPublicSide(
   { database, signer, storage, pages }: AppOptions,
   { servesPages, limits }: { servesPages: boolean; limits: PublicLimits },
 ) {
-  await app.register(fileDownloadRoutes, { limits: limits.downloads, signer, storage });
+  await app.register(fileDownloadRoutes, { limits: limits.downloads, signer, storage, database });
   await app.register(tenantDomainCheckRoutes, { database });
   await app.register(publicRoutes, {
     pages,

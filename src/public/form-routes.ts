@@ -14,7 +14,7 @@ export async function formRoutes(app: Api, options: VisitorWrites): Promise<void
         operationId: 'submitForm',
         summary: 'Submit a form',
         description:
-          "Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. At most 64 KiB (413), 50 fields of at most 5,000 characters (400). Limited per client address and per page view (its token): past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session that the submission would start counts it only within the limits on new sessions. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.",
+          "Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. At most 64 KiB (413), 50 fields of at most 5,000 characters (400). Limited per client address and per visit (its token, and its session or else its address): past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session that the submission would start counts it only within the limits on new sessions. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.",
         security: [],
         body: FormSubmissionCreate,
         response: { 201: FormSubmissionAccepted, '4XX': Problem },
@@ -23,7 +23,7 @@ export async function formRoutes(app: Api, options: VisitorWrites): Promise<void
     async (request, reply) => {
       const { token: value, ...submission } = request.body;
       const { token, db } = requireToken(options, value);
-      const visitor = { token: value, address: request.ip };
+      const visitor = { token: value, address: request.ip, sessionId: submission.sessionId };
       await options.visitorLimits.formSubmission(visitor, reply);
       const { visitorLimits } = options;
       const accepted = await submitForm(db, token, submission, {

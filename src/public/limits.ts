@@ -5,14 +5,16 @@ import { clientKey } from '../http/client-address.ts';
 import { createQuota, createRateLimit } from '../http/rate-limit.ts';
 
 /**
- * What one page view may write. The tracker of a page view sends a batch every 5 s and on
- * visibility changes, and keeps one session per tab and audience (across reloads, each of which
- * is a page view of its own); a visitor sends the page's form once, or again after an error.
+ * What one visit may write: the tracker sends a batch every 5 s and on visibility changes, for the
+ * one session it keeps per tab and audience; a visitor sends the page's form once, or again after
+ * an error. A page's token is the same for every visitor of its link and arm (it is signed once,
+ * when the page is rendered and kept: docs/public-pages.md), so a visit is its token and the session
+ * it reports for (the client address for a form sent without one). New sessions are bounded per
+ * client address and audience, so new session ids do not escape these limits.
  */
-const BATCHES_PER_SECOND_PER_TOKEN = 1;
-const BATCH_BURST_PER_TOKEN = 10;
-const SESSIONS_PER_TOKEN = 2;
-const FORMS_PER_TOKEN = 3;
+const BATCHES_PER_SECOND_PER_VISIT = 1;
+const BATCH_BURST_PER_VISIT = 10;
+const FORMS_PER_VISIT = 3;
 const HOUR_S = 3600;
 
 export interface VisitorLimitOptions {
@@ -27,27 +29,32 @@ export interface VisitorLimitOptions {
   redis?: Redis;
 }
 
-/** Where a visitor's write comes from: the page view's token (as sent) and the client address. */
+/** Where a visitor's write comes from: the page's token (as sent), the client address, the session. */
 export interface VisitorOrigin {
   token: string;
   address: string;
+  sessionId?: string;
 }
 
 /** The limits of anonymous writes beyond the per-address request rate; each throws 429 rate_limited. */
 export interface VisitorLimits {
   /** Whether any limit applies: when none does, a write need not ask whether its session is new. */
   readonly on: boolean;
-  /** Counts an event batch of a page view. */
+  /** Counts an event batch of a visit. */
   eventBatch(origin: VisitorOrigin, reply: FastifyReply): Promise<void>;
-  /** Counts a form submission, per page view and per address. */
+  /** Counts a form submission, per visit and per address. */
   formSubmission(origin: VisitorOrigin, reply: FastifyReply): Promise<void>;
-  /** Counts a session that a page view starts for `audienceId`, per page view and per address. */
+  /** Counts a session that a visitor starts for `audienceId`, per address and audience. */
   newSession(origin: VisitorOrigin, audienceId: string, reply?: FastifyReply): Promise<void>;
 }
 
-/** A token's counters are keyed by a hash of it: short keys, and no credential in Redis. */
-function tokenKey(token: string): string {
-  return createHash('sha256').update(token).digest('base64url').slice(0, 22);
+/**
+ * A visit's counters: a hash of its token (short keys, and no credential in Redis), and its session,
+ * else its client address.
+ */
+function visitKey({ token, sessionId, address }: VisitorOrigin): string {
+  const hash = createHash('sha256').update(token).digest('base64url').slice(0, 22);
+  return `${hash} ${sessionId === undefined ? clientKey(address) : `s:${sessionId}`}`;
 }
 
 const NO_LIMITS: VisitorLimits = {
@@ -62,15 +69,14 @@ export function createVisitorLimits(options: VisitorLimitOptions): VisitorLimits
   const { redis } = options;
   const hourly = (name: string, points: number, counts: string) =>
     createQuota({ name, points, windowSeconds: HOUR_S, counts, redis });
-  const batchesPerToken = createRateLimit({
-    name: 'token-events',
-    perSecond: BATCHES_PER_SECOND_PER_TOKEN,
-    burst: BATCH_BURST_PER_TOKEN,
-    counts: 'event batches of a page view',
+  const batchesPerVisit = createRateLimit({
+    name: 'visit-events',
+    perSecond: BATCHES_PER_SECOND_PER_VISIT,
+    burst: BATCH_BURST_PER_VISIT,
+    counts: 'event batches of a visit',
     redis,
   });
-  const sessionsPerToken = hourly('token-sessions', SESSIONS_PER_TOKEN, 'new sessions of a page view');
-  const formsPerToken = hourly('token-forms', FORMS_PER_TOKEN, 'form submissions of a page view');
+  const formsPerVisit = hourly('visit-forms', FORMS_PER_VISIT, 'form submissions of a visit');
   const sessionsPerAddress = hourly(
     'ip-sessions',
     options.visitorsPerHour,
@@ -84,14 +90,12 @@ export function createVisitorLimits(options: VisitorLimitOptions): VisitorLimits
 
   return {
     on: true,
-    eventBatch: ({ token }, reply) => batchesPerToken.take(tokenKey(token), reply),
-    async formSubmission({ token, address }, reply) {
-      await formsPerToken.take(tokenKey(token), reply);
-      await formsPerAddress.take(clientKey(address), reply);
+    eventBatch: (origin, reply) => batchesPerVisit.take(visitKey(origin), reply),
+    async formSubmission(origin, reply) {
+      await formsPerVisit.take(visitKey(origin), reply);
+      await formsPerAddress.take(clientKey(origin.address), reply);
     },
-    async newSession({ token, address }, audienceId, reply) {
-      await sessionsPerToken.take(tokenKey(token), reply);
-      await sessionsPerAddress.take(`${clientKey(address)} ${audienceId}`, reply);
-    },
+    newSession: ({ address }, audienceId, reply) =>
+      sessionsPerAddress.take(`${clientKey(address)} ${audienceId}`, reply),
   };
 }

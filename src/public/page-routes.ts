@@ -1,17 +1,22 @@
+import { constants, gzipSync } from 'node:zlib';
 import cookie from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { acceptsGzip, noneMatch } from '../http/conditional.ts';
 import type { Api } from '../http/types.ts';
 import { notFound } from '../shared/errors.ts';
 import type { PagesOrigin } from '../shared/pages-origin.ts';
-import { onPagesOrigin, originOf, type PageAddress, pageAddressOf } from '../workflows/page-view/address.ts';
+import { onPagesOrigin, originOf, type PageRequest } from '../workflows/page-view/address.ts';
 import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
-import { resolveImageUrls } from '../workflows/page-view/images.ts';
-import { imageRefsOf, renderNotFound, renderPage } from '../workflows/page-view/render.ts';
-import { type PageView, resolvePageView } from '../workflows/page-view/service.ts';
+import { renderNotFound } from '../workflows/page-view/render.ts';
+import { type Serving, servedPage } from '../workflows/page-view/served.ts';
 import { issueToken, TOKEN_VALID_MS, type TokenReader } from './token.ts';
 import { TRACKER_SRC } from './tracker-routes.ts';
 
-const NOT_FOUND_PAGE = renderNotFound();
+/** The one 404 page, in both encodings: it is the same for every address. */
+const NOT_FOUND_PAGE = (() => {
+  const html = renderNotFound();
+  return { html, gzip: gzipSync(html, { level: constants.Z_BEST_COMPRESSION }) };
+})();
 
 /**
  * A page on an origin that every tenant shares runs its tenant's scripts in an opaque origin of
@@ -30,27 +35,49 @@ export interface PageRouteOptions {
 /** What serving pages reads: the tenants' database, and the signer of visitors' ids and tokens. */
 export interface PageServing extends PageRouteOptions, TokenReader {}
 
+/** A body kept ready in both encodings; with an ETag (a hash of it) when it is a page. */
+interface Body {
+  html: string;
+  gzip: Buffer;
+  etag?: string;
+}
+
 /**
  * Headers of every page: no sniffing, no full URL (with its personalized path) sent to other
- * sites. No Content-Security-Policy that would stop the tenant's scripts. Never cached: the page
- * carries a fresh token and image links that expire within the hour.
+ * sites. No Content-Security-Policy that would stop the tenant's scripts. A page is kept by the
+ * browser but asked for again each time (`no-cache`): the ETag answers 304 while it is unchanged, and
+ * a publish shows on the next request. The body is sent as it was kept, gzip when the client takes
+ * it (compress leaves these routes alone); an ETag per encoding, as RFC 9110 asks of a strong one.
+ * The 404 page is not kept at all: the address may serve a page soon.
  */
-function sendHtml(reply: FastifyReply, status: number, body: string, sandboxed: boolean): FastifyReply {
+function sendHtml(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  body: Body,
+  sandboxed: boolean,
+): FastifyReply {
   if (sandboxed) reply.header('Content-Security-Policy', SHARED_ORIGIN_SANDBOX);
-  return reply
+  const gzip = acceptsGzip(request.headers['accept-encoding']);
+  reply
     .code(status)
     .type('text/html; charset=utf-8')
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'strict-origin-when-cross-origin')
-    .header('Cache-Control', 'no-store')
-    .send(body);
+    .header('Cache-Control', body.etag ? 'no-cache' : 'no-store');
+  if (body.etag) {
+    const etag = `"${body.etag}${gzip ? '-gzip' : ''}"`;
+    reply.header('ETag', etag);
+    if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+  }
+  return gzip ? reply.header('Content-Encoding', 'gzip').send(body.gzip) : reply.send(body.html);
 }
 
 /** Whether the page at `address` is served on the origin every tenant shares. */
 function onSharedOrigin(
-  address: PageAddress,
+  address: PageRequest,
   pages: PagesOrigin,
-): address is Extract<PageAddress, { kind: 'shared' }> {
+): address is Extract<PageRequest, { kind: 'shared' }> {
   return address.kind === 'shared' && !pages.perTenant;
 }
 
@@ -67,7 +94,8 @@ interface VisitorCookie {
  * cookie, which no page of a sibling host can set for it with a Domain attribute (cookie tossing
  * from another tenant's `{tenant}` host, which could choose the visitor's arm).
  */
-function visitorCookie(address: PageAddress, pages: PagesOrigin, origin: string): VisitorCookie {
+function visitorCookie(address: PageRequest, pages: PagesOrigin): VisitorCookie {
+  const origin = originOf(pages, address);
   const secure = origin.startsWith('https:');
   if (onSharedOrigin(address, pages)) {
     return { name: VISITOR_COOKIE, path: `/p/${address.tenantSlug}`, secure };
@@ -79,9 +107,9 @@ function visitorCookie(address: PageAddress, pages: PagesOrigin, origin: string)
  * Keeps the visitor id that chose the visitor's arm, for a year from the latest visit: first-party,
  * out of reach of page scripts, and sent on top-level navigation from other sites (a link in an email).
  */
-function keepVisitorId(reply: FastifyReply, view: PageView, cookie: VisitorCookie): void {
-  if (view.visitorId === undefined) return;
-  reply.setCookie(cookie.name, view.visitorId, {
+function keepVisitorId(reply: FastifyReply, visitorId: string | undefined, cookie: VisitorCookie): void {
+  if (visitorId === undefined) return;
+  reply.setCookie(cookie.name, visitorId, {
     path: cookie.path,
     maxAge: VISITOR_COOKIE_MAX_AGE_S,
     httpOnly: true,
@@ -93,34 +121,20 @@ function keepVisitorId(reply: FastifyReply, view: PageView, cookie: VisitorCooki
 async function servePage(
   request: FastifyRequest,
   reply: FastifyReply,
-  { pages, database, signer }: PageServing,
+  serving: Serving,
 ): Promise<FastifyReply> {
-  const answer = await pageAddressOf(database, pages, request.host, request.url);
+  const { pages } = serving;
+  const answer = await servedPage(
+    serving,
+    request,
+    (address) => request.cookies[visitorCookie(address, pages).name],
+  );
   if ('redirect' in answer) return reply.redirect(answer.redirect, 308);
   // The 404 page runs no script: it needs no sandbox.
-  if ('notFound' in answer) return sendHtml(reply, 404, NOT_FOUND_PAGE, false);
-  const address = answer.serve;
-  const origin = originOf(pages, address);
-  const cookie = visitorCookie(address, pages, origin);
-  const visitor = { signer, visitorId: request.cookies[cookie.name] };
-  const view = await resolvePageView(database, address, visitor);
-  if (!view) return sendHtml(reply, 404, NOT_FOUND_PAGE, false);
-  keepVisitorId(reply, view, cookie);
-  const images = await resolveImageUrls(view.db, { signer, publicUrl: origin }, imageRefsOf(view));
-  const token = issueToken(signer, {
-    tenantId: view.tenant.tenantId,
-    pageId: view.page.pageId,
-    audienceId: view.audience.audienceId,
-    pageLinkId: view.link.pageLinkId,
-    arm: view.arm,
-    expiresAt: Date.now() + TOKEN_VALID_MS,
-  });
-  return sendHtml(
-    reply,
-    200,
-    renderPage({ view, images, visit: { token, trackerSrc: TRACKER_SRC, arm: view.arm } }),
-    onSharedOrigin(address, pages),
-  );
+  if ('notFound' in answer) return sendHtml(request, reply, 404, NOT_FOUND_PAGE, false);
+  const { served } = answer;
+  keepVisitorId(reply, served.visitorId, visitorCookie(served.address, pages));
+  return sendHtml(request, reply, 200, served, onSharedOrigin(served.address, pages));
 }
 
 /**
@@ -128,9 +142,21 @@ async function servePage(
  * address, read from its Host and path (src/workflows/page-view/address.ts). Pages are HTML for
  * visitors, not API operations: they stay out of the OpenAPI document.
  */
-export async function pageRoutes(app: Api, options: PageServing): Promise<void> {
+export async function pageRoutes(app: Api, { pages, database, signer }: PageServing): Promise<void> {
+  const serving: Serving = {
+    pages,
+    database,
+    signer,
+    visits: {
+      trackerSrc: TRACKER_SRC,
+      tokenValidMs: TOKEN_VALID_MS,
+      issueToken: (claims, expiresAt) => issueToken(signer, { ...claims, expiresAt }),
+    },
+  };
   await app.register(cookie);
-  app.get('/*', { schema: { hide: true } }, (request, reply) => servePage(request, reply, options));
+  app.get('/*', { schema: { hide: true }, compress: false }, (request, reply) =>
+    servePage(request, reply, serving),
+  );
 }
 
 /**

@@ -49,11 +49,12 @@ async function varyOnEncoding(_request: FastifyRequest, reply: FastifyReply, pay
 
 /**
  * Pages (or, on the API origin, their redirects) and the tracking script they load, compressed
- * (gzip) for clients that accept it; bodies under 1 KB are sent as they are. gzip only: each page
- * is compressed as it is sent (its token differs per visitor), and brotli (quality 4, with its
- * window set up per response) took 2 to 20 times the CPU of gzip for a page 3 % smaller
- * (bench/scenarios/public-page.ts; docs/performance.md). These GET routes take no body to
- * decompress. No CORS: pages are opened, not fetched, so no other origin may read one.
+ * (gzip) for clients that accept it; bodies under 1 KB are sent as they are. A page is kept ready
+ * in both encodings (src/workflows/page-view/served.ts): its route chooses which to send and
+ * compress leaves it alone. gzip only: brotli (quality 4, with its window set up per response) took
+ * 2 to 20 times the CPU of gzip for a page 3 % smaller (bench/scenarios/public-page.ts;
+ * docs/performance.md). These GET routes take no body to decompress. No CORS: pages are opened, not
+ * fetched, so no other origin may read one.
  */
 async function pageScope(app: Api, { servesPages, ...serving }: PublicRouteOptions): Promise<void> {
   await app.register(compress, { encodings: ['gzip'], globalDecompression: false });

@@ -128,7 +128,9 @@ describe('compression of what visitors download', () => {
       expect(response.headers['content-encoding']).toBe(expected);
       expect(response.headers.vary).toMatch(/accept-encoding/i);
       expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-      expect(response.headers['cache-control']).toBe('no-store');
+      // Kept by the browser, revalidated by its ETag (one per encoding) on each visit.
+      expect(response.headers['cache-control']).toBe('no-cache');
+      expect(response.headers.etag).toMatch(expected ? /^"[\w-]+-gzip"$/ : /^"[\w-]+"$/);
       expect(response.headers['x-content-type-options']).toBe('nosniff');
       const page = decoded(response);
       expect(page).toMatch(/^<!doctype html>/);

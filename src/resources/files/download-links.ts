@@ -47,6 +47,32 @@ export function downloadUrl(links: LinkSigner, target: DownloadTarget, now: numb
   return `${links.publicUrl}${path}?${query}`;
 }
 
+/**
+ * A page's image: a link that never expires, so that browsers and caches keep the bytes (a file's
+ * bytes never change under its id). Signed for another purpose than download links, so that neither
+ * passes for the other. It stops when the file is deleted: the route looks the file up.
+ */
+export type ImageTarget = Omit<DownloadTarget, 'variant'>;
+
+const IMAGE_PURPOSE = 'file-image';
+
+function signedImage(target: ImageTarget): string {
+  return [target.tenantId, target.fileId, target.format].join('|');
+}
+
+export function imageUrl(links: LinkSigner, target: ImageTarget): string {
+  const query = new URLSearchParams({
+    tenant: target.tenantId,
+    type: target.format,
+    signature: links.signer.sign(IMAGE_PURPOSE, signedImage(target)),
+  });
+  return `${links.publicUrl}/v0/public/images/${target.fileId}?${query}`;
+}
+
+export function isImageLink(signer: Signer, target: ImageTarget, signature: string): boolean {
+  return signer.verify(IMAGE_PURPOSE, signedImage(target), signature);
+}
+
 export type LinkCheck = 'valid' | 'expired' | 'forged';
 
 /** Whether a link's signature covers exactly these values, and whether it is still in time. */

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { type Static, type TSchema, Type } from 'typebox';
+import type { Database } from '../../db/connection.ts';
 import { clientKey } from '../../http/client-address.ts';
 import { type ConcurrencyLimit, createConcurrencyLimit } from '../../http/concurrency-limit.ts';
 import { createRateLimit, type RateLimit } from '../../http/rate-limit.ts';
@@ -8,9 +9,10 @@ import { Problem } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import type { Signer } from '../../shared/signing.ts';
-import { checkLink, type DownloadTarget, PREVIEW_FORMAT, storageKey } from './download-links.ts';
+import { checkLink, type DownloadTarget, isImageLink, PREVIEW_FORMAT, storageKey } from './download-links.ts';
 import { CONTENT_TYPES } from './images.ts';
-import { FileParams, OriginalDownloadQuery, PreviewDownloadQuery } from './schema.ts';
+import { FileParams, ImageLinkQuery, OriginalDownloadQuery, PreviewDownloadQuery } from './schema.ts';
+import { isLiveFile } from './service.ts';
 import type { FileStorage } from './storage.ts';
 
 const tags = ['Files'];
@@ -69,11 +71,41 @@ export function createDownloadLimits(options: DownloadLimitOptions): DownloadLim
 /** What the download routes serve with: the signer that checks links, and the stored bytes. */
 export interface DownloadRouteOptions {
   limits: DownloadLimits;
+  /** Where a page image's link finds whether its file is deleted. */
+  database: Database;
   signer: Signer;
   storage: FileStorage;
 }
 
-async function serve(
+/** A year: the longest a cache is asked to keep anything, for bytes that never change under their link. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+/** Sends the stored bytes of `target`, or 404 when they are gone. */
+async function sendStored(
+  storage: FileStorage,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: DownloadTarget,
+  cacheControl: string,
+): Promise<FastifyReply> {
+  const stored = await storage.open(storageKey(target.tenantId, target.fileId, target.variant));
+  if (!stored) throw notFound(`File ${target.fileId}`);
+  reply
+    .type(CONTENT_TYPES[target.format])
+    .header('X-Content-Type-Options', 'nosniff')
+    .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
+    .header('Cache-Control', cacheControl);
+  if (stored.size !== undefined) reply.header('Content-Length', stored.size);
+  if (request.method === 'HEAD') {
+    stored.body.destroy();
+    return reply.send();
+  }
+  reply.raw.setTimeout(STALLED_DOWNLOAD_MS, () => reply.raw.destroy());
+  // Streamed: a client that reads slowly, or not at all, holds a buffer's worth, not the file.
+  return reply.send(stored.body);
+}
+
+function serve(
   { signer, storage }: DownloadRouteOptions,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -86,21 +118,27 @@ async function serve(
   if (check === 'expired') {
     throw new AppError('forbidden', 'This download link has expired; get a fresh one from the API');
   }
-  const stored = await storage.open(storageKey(target.tenantId, target.fileId, target.variant));
-  if (!stored) throw notFound(`File ${target.fileId}`);
-  reply
-    .type(CONTENT_TYPES[target.format])
-    .header('X-Content-Type-Options', 'nosniff')
-    .header('Content-Security-Policy', CONTENT_SECURITY_POLICY)
-    .header('Cache-Control', `private, max-age=${Math.max(0, Math.floor((link.expires - now) / 1000))}`);
-  if (stored.size !== undefined) reply.header('Content-Length', stored.size);
-  if (request.method === 'HEAD') {
-    stored.body.destroy();
-    return reply.send();
+  const maxAge = Math.max(0, Math.floor((link.expires - now) / 1000));
+  return sendStored(storage, request, reply, target, `private, max-age=${maxAge}`);
+}
+
+/**
+ * A page's image by its lasting link (download-links.ts): cached by anyone for a year, since the
+ * bytes under a link never change; served only while the file is not deleted, which ends the link.
+ */
+async function serveImage(
+  { signer, storage, database }: DownloadRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  target: DownloadTarget,
+  signature: string,
+): Promise<FastifyReply> {
+  if (!isImageLink(signer, target, signature))
+    throw new AppError('forbidden', 'This image link is not valid');
+  if (!(await isLiveFile(database.forTenant(target.tenantId), target.fileId))) {
+    throw notFound(`File ${target.fileId}`);
   }
-  reply.raw.setTimeout(STALLED_DOWNLOAD_MS, () => reply.raw.destroy());
-  // Streamed: a client that reads slowly, or not at all, holds a buffer's worth, not the file.
-  return reply.send(stored.body);
+  return sendStored(storage, request, reply, target, IMMUTABLE);
 }
 
 /**
@@ -109,9 +147,13 @@ async function serve(
  */
 function linkRoute<Query extends TSchema>(
   app: Api,
-  options: DownloadRouteOptions,
-  route: { url: string; operationId: string; summary: string; querystring: Query },
-  targetOf: (fileId: string, query: Static<Query>) => DownloadTarget,
+  route: { url: string; operationId: string; summary: string; querystring: Query; hide?: boolean },
+  handle: (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    fileId: string,
+    query: Static<Query>,
+  ) => Promise<FastifyReply>,
 ): void {
   for (const method of ['GET', 'HEAD'] as const) {
     app.route({
@@ -127,15 +169,15 @@ function linkRoute<Query extends TSchema>(
         params: FileParams,
         querystring: route.querystring,
         response: linkResponses,
+        ...(route.hide ? { hide: true } : {}),
       },
-      handler: (request, reply) => {
-        const { expires, signature } = request.query as { expires: number; signature: string };
-        const target = targetOf(
+      handler: (request, reply) =>
+        handle(
+          request,
+          reply,
           (request.params as { file_id: string }).file_id,
           request.query as Static<Query>,
-        );
-        return serve(options, request, reply, target, { expires, signature });
-      },
+        ),
     });
   }
 }
@@ -154,24 +196,61 @@ export async function fileDownloadRoutes(app: Api, options: DownloadRouteOptions
 
   linkRoute(
     app,
-    options,
     {
       url: '/v0/public/files/:file_id',
       operationId: 'downloadFile',
       summary: 'Download a file by signed link',
       querystring: OriginalDownloadQuery,
     },
-    (fileId, { tenant, type }) => ({ tenantId: tenant, fileId, variant: 'original', format: type }),
+    (request, reply, fileId, { tenant, type, expires, signature }) =>
+      serve(
+        options,
+        request,
+        reply,
+        { tenantId: tenant, fileId, variant: 'original', format: type },
+        {
+          expires,
+          signature,
+        },
+      ),
   );
   linkRoute(
     app,
-    options,
     {
       url: '/v0/public/files/:file_id/preview',
       operationId: 'downloadFilePreview',
       summary: "Download a file's preview by signed link",
       querystring: PreviewDownloadQuery,
     },
-    (fileId, { tenant }) => ({ tenantId: tenant, fileId, variant: 'preview', format: PREVIEW_FORMAT }),
+    (request, reply, fileId, { tenant, expires, signature }) =>
+      serve(
+        options,
+        request,
+        reply,
+        { tenantId: tenant, fileId, variant: 'preview', format: PREVIEW_FORMAT },
+        {
+          expires,
+          signature,
+        },
+      ),
+  );
+  // Links that public pages carry, not an API operation: kept out of the OpenAPI document.
+  linkRoute(
+    app,
+    {
+      url: '/v0/public/images/:file_id',
+      operationId: 'pageImage',
+      summary: "A public page's image by its lasting link",
+      querystring: ImageLinkQuery,
+      hide: true,
+    },
+    (request, reply, fileId, { tenant, type, signature }) =>
+      serveImage(
+        options,
+        request,
+        reply,
+        { tenantId: tenant, fileId, variant: 'original', format: type },
+        signature,
+      ),
   );
 }

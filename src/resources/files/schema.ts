@@ -46,6 +46,12 @@ const linkFields = {
 };
 
 export const PreviewDownloadQuery = Type.Object(linkFields);
+/** The query of a page image's link: no expiry, the file's deletion ends it (download-links.ts). */
+export const ImageLinkQuery = Type.Object({
+  tenant: linkFields.tenant,
+  type: Type.Enum(IMAGE_FORMAT_NAMES),
+  signature: linkFields.signature,
+});
 export const OriginalDownloadQuery = Type.Object({
   ...linkFields,
   type: Type.Enum(IMAGE_FORMAT_NAMES),

@@ -9,7 +9,7 @@ import type { Logger } from '../../jobs/worker.ts';
 import { AppError, invalidField, notFound } from '../../shared/errors.ts';
 import { QueueClosed, QueueFull } from '../../shared/fair-queue.ts';
 import { newId } from '../../shared/ids.ts';
-import { downloadUrl, type LinkSigner, PREVIEW_FORMAT, storageKey } from './download-links.ts';
+import { downloadUrl, imageUrl, type LinkSigner, PREVIEW_FORMAT, storageKey } from './download-links.ts';
 import type { ImagePool } from './image-pool.ts';
 import { IMAGE_FORMATS, IMAGE_TYPES, type ImageType, isImageType } from './images.ts';
 import { File } from './schema.ts';
@@ -209,6 +209,36 @@ export async function fileLinks(
   const rows = await findFiles(db, [...new Set(fileIds)]);
   const now = Date.now();
   return new Map(rows.map((row) => [row.id, linksOf(db.tenantId, links, row, now)]));
+}
+
+/**
+ * The lasting image links of the files that are not deleted, by file id, for public pages: no
+ * expiry, so that a page made with them can be kept and its images cached (download-links.ts).
+ */
+export async function imageLinks(
+  db: TenantDb,
+  links: LinkSigner,
+  fileIds: string[],
+): Promise<Map<string, string>> {
+  const rows = await findFiles(db, [...new Set(fileIds)]);
+  return new Map(
+    rows
+      .filter((row) => row.deleted_at === null)
+      .map((row) => [
+        row.id,
+        imageUrl(links, {
+          tenantId: db.tenantId,
+          fileId: row.id,
+          format: IMAGE_FORMATS[row.content_type as ImageType],
+        }),
+      ]),
+  );
+}
+
+/** Whether the file is the tenant's and not deleted: a page image's link serves it only then. */
+export async function isLiveFile(db: TenantDb, fileId: string): Promise<boolean> {
+  const row = await findFile(db, fileId);
+  return row !== undefined && row.deleted_at === null;
 }
 
 /*

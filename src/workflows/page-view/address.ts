@@ -13,6 +13,17 @@ export type PageAddress =
   | { kind: 'shared'; tenantSlug: string; path: string }
   | { kind: 'domain'; tenantId: string; tenantDomainId: string; hostname: string; path: string };
 
+/** What a request names before anything is looked up: a page address whose domain is not yet known. */
+export type PageRequest =
+  | { kind: 'shared'; tenantSlug: string; path: string }
+  | { kind: 'domain'; hostname: string; path: string };
+
+/**
+ * What a request asks for, from its Host and path alone: the page it names and the key that page is
+ * kept under (served.ts), or the answer that needs no lookup.
+ */
+export type RequestAnswer = { page: PageRequest; key: string } | { redirect: string } | { notFound: true };
+
 export type AddressAnswer =
   | { serve: PageAddress }
   /** The page lives on another origin: the same path there. */
@@ -32,6 +43,23 @@ function hostnameOf(host: string): string {
   return host.replace(/:\d+$/, '').replace(/\.$/, '').toLowerCase();
 }
 
+/** The key a page is kept under: its host kind, its tenant's slug or its hostname, and its path (any case). */
+export function addressKey(page: PageRequest): string {
+  const path = page.path.toLowerCase();
+  return page.kind === 'shared' ? `s ${page.tenantSlug}${path}` : `d ${page.hostname}${path}`;
+}
+
+/** `/p/{slug}{path}` on one of the pages origin's own hosts. */
+function sharedAddress(pages: PagesOrigin, host: string, url: string, path: string): AddressAnswer {
+  const match = SHARED_PATH.exec(path);
+  if (!match) return { notFound: true };
+  const tenantSlug = match[1] ?? '';
+  if (pages.perTenant && !pages.isHostOf(tenantSlug, host)) {
+    return { redirect: `${pages.originOf(tenantSlug)}${url}` };
+  }
+  return { serve: { kind: 'shared', tenantSlug, path: match[2] ?? '/' } };
+}
+
 export async function pageAddressOf(
   database: Database,
   pages: PagesOrigin,
@@ -44,13 +72,19 @@ export async function pageAddressOf(
     const held = await heldDomain(database.acrossTenants(), hostname);
     if (held) return { serve: { kind: 'domain', ...held, hostname, path } };
   }
-  const match = SHARED_PATH.exec(path);
-  if (!match) return { notFound: true };
-  const tenantSlug = match[1] ?? '';
-  if (pages.perTenant && !pages.isHostOf(tenantSlug, host)) {
-    return { redirect: `${pages.originOf(tenantSlug)}${url}` };
-  }
-  return { serve: { kind: 'shared', tenantSlug, path: match[2] ?? '/' } };
+  return sharedAddress(pages, host, url, path);
+}
+
+/**
+ * The page a request names, as far as its Host and path tell: on a host other than the origin's
+ * own, the tenant domain of that name (pageAddressOf finds whether one holds it).
+ */
+export function requestedPage(pages: PagesOrigin, host: string, url: string): RequestAnswer {
+  const path = pathOf(url);
+  const asked = (page: PageRequest) => ({ page, key: addressKey(page) });
+  if (!pages.isOwnHost(host)) return asked({ kind: 'domain', hostname: hostnameOf(host), path });
+  const answer = sharedAddress(pages, host, url, path);
+  return 'serve' in answer ? asked(answer.serve) : answer;
 }
 
 /** Where a `/p/…` address asked of the API origin lives on the pages origin; undefined when it names no tenant. */
@@ -60,6 +94,6 @@ export function onPagesOrigin(pages: PagesOrigin, url: string): string | undefin
 }
 
 /** The origin a page address is served on, for the absolute links a page carries (its images). */
-export function originOf(pages: PagesOrigin, address: PageAddress): string {
+export function originOf(pages: PagesOrigin, address: PageRequest): string {
   return address.kind === 'domain' ? `https://${address.hostname}` : pages.originOf(address.tenantSlug);
 }

@@ -1,6 +1,6 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { assetFiles } from '../../resources/assets/service.ts';
-import { fileLinks, type LinkSigner } from '../../resources/files/service.ts';
+import { imageLinks, type LinkSigner } from '../../resources/files/service.ts';
 
 /** What a public page names its images by: uploaded files and library assets. */
 export interface ImageRefs {
@@ -8,7 +8,10 @@ export interface ImageRefs {
   assetIds: string[];
 }
 
-/** Signed download URLs of a page's images; an unknown or deleted file or asset has none. */
+/**
+ * Lasting URLs of a page's images: they do not expire, so that the page can be kept as it is
+ * rendered (served.ts) and browsers keep the images; a deleted file or asset has none.
+ */
 export interface ImageUrls {
   files: Map<string, string>;
   assets: Map<string, string>;
@@ -20,17 +23,15 @@ export interface ImageUrls {
  */
 export async function resolveImageUrls(db: TenantDb, links: LinkSigner, refs: ImageRefs): Promise<ImageUrls> {
   const fileOfAsset = await assetFiles(db, refs.assetIds);
-  const fileIds = [...refs.fileIds, ...fileOfAsset.values()];
-  const byFile = await fileLinks(db, links, fileIds);
-  const urlOf = (fileId: string) => byFile.get(fileId)?.downloadUrl ?? undefined;
+  const byFile = await imageLinks(db, links, [...refs.fileIds, ...fileOfAsset.values()]);
   const files = new Map<string, string>();
   for (const fileId of refs.fileIds) {
-    const url = urlOf(fileId);
+    const url = byFile.get(fileId);
     if (url) files.set(fileId, url);
   }
   const assets = new Map<string, string>();
   for (const [assetId, fileId] of fileOfAsset) {
-    const url = urlOf(fileId);
+    const url = byFile.get(fileId);
     if (url) assets.set(assetId, url);
   }
   return { files, assets };

@@ -14,7 +14,7 @@ import { AppError, invalidState } from '../../shared/errors.ts';
 import type { Signer } from '../../shared/signing.ts';
 import { getAudience } from '../audience-versions/service.ts';
 import type { PageAddress } from './address.ts';
-import { armOf, isVisitorId, newVisitorId } from './holdout.ts';
+import { visitorArm } from './holdout.ts';
 
 /** What a page shows: one version of an audience's page, in the page's brand. */
 export interface PageShown {
@@ -43,7 +43,7 @@ export interface Visitor {
 }
 
 /** The tenant a page address names: by its slug on the shared address, by its id for a tenant domain. */
-async function tenantOf(database: Database, address: PageAddress): Promise<Tenant | undefined> {
+export async function tenantOf(database: Database, address: PageAddress): Promise<Tenant | undefined> {
   const idOrSlug = address.kind === 'shared' ? address.tenantSlug : address.tenantId;
   const tenant = await tenants.getTenant(database.acrossTenants(), idOrSlug).catch((error: unknown) => {
     if (error instanceof AppError && error.code === 'not_found') return undefined;
@@ -54,16 +54,11 @@ async function tenantOf(database: Database, address: PageAddress): Promise<Tenan
 }
 
 /**
- * The arm a visitor of the audience is served, and the visitor id that decided it. A holdout applies
- * once a version other than the baseline is published; until then, and without a holdout, every
- * visitor is served the published version and needs no visitor id.
+ * The share of the audience's visitors held out: a holdout applies once a version other than the
+ * baseline is published; until then every visitor is served the published version.
  */
-function holdoutArm(audience: Audience, visitor: Visitor): { arm: Arm; visitorId: string | undefined } {
-  if (audience.holdoutPercent === 0 || audience.publishedVersion.versionNumber === 0) {
-    return { arm: 'personalized', visitorId: undefined };
-  }
-  const visitorId = isVisitorId(visitor.visitorId) ? visitor.visitorId : newVisitorId();
-  return { arm: armOf(visitor.signer, audience.audienceId, visitorId, audience.holdoutPercent), visitorId };
+export function holdoutInEffect(audience: Audience): number {
+  return audience.publishedVersion.versionNumber === 0 ? 0 : audience.holdoutPercent;
 }
 
 /**
@@ -88,7 +83,11 @@ export async function resolvePageView(
   if (page.status !== 'published' || page.deletedAt !== null) return undefined;
   const audience = await getAudience(db, page.pageId, published.audience.id);
   const brand = await brands.brandProfile(db, page.brandId);
-  const { arm, visitorId } = holdoutArm(audience, visitor);
+  const { arm, visitorId } = visitorArm(
+    visitor.signer,
+    { audienceId: audience.audienceId, holdoutPercent: holdoutInEffect(audience) },
+    visitor.visitorId,
+  );
   const content =
     arm === 'baseline' ? await audiences.storedBaselineContent(db, audience.audienceId) : published.content;
   return { tenant, db, link, page, audience, content, brand, arm, visitorId };

@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { constants, gzipSync } from 'node:zlib';
+import type { Database } from '../../db/connection.ts';
+import type { Arm } from '../../resources/sessions/arm.ts';
+import type { PagesOrigin } from '../../shared/pages-origin.ts';
+import type { Signer } from '../../shared/signing.ts';
+import { addressKey, originOf, type PageRequest, pageAddressOf, requestedPage } from './address.ts';
+import { visitorArm } from './holdout.ts';
+import { resolveImageUrls } from './images.ts';
+import { imageRefsOf, renderPage } from './render.ts';
+import { findGeneration, findServed, keepServed, type ServedRow, type ServedTables } from './served-store.ts';
+import { holdoutInEffect, resolvePageView, tenantOf } from './service.ts';
+
+/**
+ * The served-page read model (docs/public-pages.md): a page view is one read of the page as it was
+ * rendered, kept per address and arm with its gzip bytes and ETag, valid while its tenant's serving
+ * generation is the one it was built at. Every change to what a page shows bumps that generation in
+ * its own transaction (migration 0025's triggers), so the next request on any node renders again.
+ */
+
+/** What a page's token names, but its expiry: the same for every visitor of a link and arm. */
+export interface TokenClaims {
+  tenantId: string;
+  pageId: string;
+  audienceId: string;
+  pageLinkId: string;
+  arm: Arm;
+}
+
+/** What a visitor's page carries for the visitor side (src/public): its token, and the tracker. */
+export interface PageVisits {
+  trackerSrc: string;
+  /** How long a token is valid: a kept page is rebuilt once less than half of that is left. */
+  tokenValidMs: number;
+  issueToken(claims: TokenClaims, expiresAt: number): string;
+}
+
+export interface Serving {
+  database: Database;
+  pages: PagesOrigin;
+  signer: Signer;
+  visits: PageVisits;
+}
+
+/** A page as served: the same bytes for every visitor of its address and arm. */
+export interface ServedPage {
+  html: string;
+  gzip: Buffer;
+  /** A hash of `html`, for the ETag of each of its encodings. */
+  etag: string;
+  /** The address it was found at: its origin and its visitor's cookie depend on it. */
+  address: PageRequest;
+  /** The visitor id that chose the arm, to keep in the visitor's cookie; none without a holdout. */
+  visitorId: string | undefined;
+}
+
+export type ServedAnswer = { served: ServedPage } | { redirect: string } | { notFound: true };
+
+/** The visitor's id, from the cookie that the page at `address` keeps it in. */
+export type VisitorIdAt = (address: PageRequest) => string | undefined;
+
+/**
+ * A kept page is served while more than half of its token's validity is left: a visitor's token
+ * then lasts at least that long (3.5 days of TOKEN_VALID_MS' 7), and a page is signed and rendered
+ * again at most twice a week when nothing changes.
+ */
+function fresh(row: ServedRow, tokenValidMs: number, now: number): boolean {
+  return row.token_expires_at - now > tokenValidMs / 2;
+}
+
+/** The page served at the request's Host and path, to the visitor whose id `visitorIdAt` reads. */
+export async function servedPage(
+  serving: Serving,
+  request: { host: string; url: string },
+  visitorIdAt: VisitorIdAt,
+  now = Date.now(),
+): Promise<ServedAnswer> {
+  const asked = requestedPage(serving.pages, request.host, request.url);
+  if (!('page' in asked)) return asked;
+  // Both arms' rows, so that the visitor's arm is chosen from what they hold, in the one statement.
+  const rows = await findServed(serving.database.acrossTenants<ServedTables>(), asked.key);
+  const [any] = rows;
+  if (!any) return build(serving, request, asked.key, visitorIdAt, now);
+  const { arm, visitorId } = visitorArm(
+    serving.signer,
+    { audienceId: any.audience_id, holdoutPercent: any.holdout_percent },
+    visitorIdAt(asked.page),
+  );
+  const row = rows.find((candidate) => candidate.arm === arm);
+  if (!row || !fresh(row, serving.visits.tokenValidMs, now)) {
+    return build(serving, request, asked.key, () => visitorId, now);
+  }
+  return { served: { html: row.html, gzip: row.gzip, etag: row.etag, address: asked.page, visitorId } };
+}
+
+/**
+ * Renders the page as a request finds it and keeps it, at the generation read before anything it
+ * is made from: a change that commits meanwhile has bumped the generation past the row's, which then
+ * is never served. The address is resolved again after that read, since the tenant had to be found
+ * first to know whose generation to read. A request whose Host and path do not name the page's key
+ * (a `/p/…` address on a host no tenant holds) is served without keeping anything.
+ */
+async function build(
+  { database, pages, signer, visits }: Serving,
+  request: { host: string; url: string },
+  key: string,
+  visitorIdAt: VisitorIdAt,
+  now: number,
+): Promise<ServedAnswer> {
+  const first = await pageAddressOf(database, pages, request.host, request.url);
+  if (!('serve' in first)) return first;
+  const tenant = await tenantOf(database, first.serve);
+  if (!tenant) return { notFound: true };
+  const generation = await findGeneration(database.acrossTenants<ServedTables>(), tenant.tenantId);
+  const answer = await pageAddressOf(database, pages, request.host, request.url);
+  if (!('serve' in answer)) return answer;
+  const address = answer.serve;
+  const view = await resolvePageView(database, address, { signer, visitorId: visitorIdAt(address) });
+  if (!view) return { notFound: true };
+  const origin = originOf(pages, address);
+  const images = await resolveImageUrls(view.db, { signer, publicUrl: origin }, imageRefsOf(view));
+  const expiresAt = now + visits.tokenValidMs;
+  const token = visits.issueToken(
+    {
+      tenantId: view.tenant.tenantId,
+      pageId: view.page.pageId,
+      audienceId: view.audience.audienceId,
+      pageLinkId: view.link.pageLinkId,
+      arm: view.arm,
+    },
+    expiresAt,
+  );
+  const html = renderPage({ view, images, visit: { token, trackerSrc: visits.trackerSrc, arm: view.arm } });
+  const row: ServedRow = {
+    address_key: key,
+    arm: view.arm,
+    tenant_id: view.tenant.tenantId,
+    generation: generation ?? 0,
+    audience_id: view.audience.audienceId,
+    holdout_percent: holdoutInEffect(view.audience),
+    html,
+    gzip: gzipSync(html, { level: constants.Z_BEST_COMPRESSION }),
+    etag: createHash('sha256').update(html).digest('base64url').slice(0, 32),
+    token_expires_at: expiresAt,
+    built_at: now,
+  };
+  if (generation !== undefined && view.tenant.tenantId === tenant.tenantId && addressKey(address) === key) {
+    await keepServed(database.acrossTenants<ServedTables>(), row);
+  }
+  return { served: { html, gzip: row.gzip, etag: row.etag, address, visitorId: view.visitorId } };
+}
