@@ -8,6 +8,7 @@ import { serve, work } from '../server.ts';
 import { AppError } from '../shared/errors.ts';
 import { createTenantWithKey } from '../workflows/tenant-setup/service.ts';
 import { demo } from './demo.ts';
+import { mcp } from './mcp.ts';
 import { openApiDocument } from './openapi.ts';
 
 const USAGE = `Usage: tailor <command>
@@ -21,10 +22,20 @@ const USAGE = `Usage: tailor <command>
   keys revoke KEY_ID                      revoke a key; effective on the next request
   demo                                    fill tenant "default" with a sample and print pages to open
   openapi                                 print the OpenAPI document (as served at /v0/openapi.json)
+  mcp [--url U]                           an MCP server on stdio for AI agents, a client of the API at U
+                                          (default TAILOR_URL, else http://127.0.0.1:8080) with the key
+                                          TAILOR_API_KEY; see docs/agents.md
 
 Configuration comes from the environment; see docs/configuration.md.`;
 
-type Options = { name?: string; slug?: string; tenant?: string; 'read-only'?: boolean; help?: boolean };
+type Options = {
+  name?: string;
+  slug?: string;
+  tenant?: string;
+  'read-only'?: boolean;
+  url?: string;
+  help?: boolean;
+};
 
 function required(value: string | undefined, what: string): string {
   if (!value) throw new AppError('validation_failed', `${what} is required\n\n${USAGE}`);
@@ -59,6 +70,7 @@ async function run(args: string[]): Promise<void> {
       slug: { type: 'string' },
       tenant: { type: 'string' },
       'read-only': { type: 'boolean' },
+      url: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -97,6 +109,8 @@ async function run(args: string[]): Promise<void> {
       return demo(loadConfig());
     case 'openapi':
       return print(await openApiDocument());
+    case 'mcp':
+      return mcp(options.url);
     default:
       throw new AppError('validation_failed', `Unknown command "${key}"\n\n${USAGE}`);
   }
