@@ -60,7 +60,9 @@ export const CATALOGUE: ToolSpec[] = [
       'Get the person with this email, or create them when there is none (without an email, always creates). Use it when you have a name and an email and need a personId; it never makes a duplicate of an email. Answers the person.',
     async run({ client, call }, args) {
       if (typeof args.email === 'string') {
-        const { items } = await unwrap(client.GET('/v0/persons', { params: { query: { email: args.email } } }));
+        const { items } = await unwrap(
+          client.GET('/v0/persons', { params: { query: { email: args.email } } }),
+        );
         if (items[0]) return items[0];
       }
       return call(args);
@@ -75,7 +77,8 @@ export const CATALOGUE: ToolSpec[] = [
   {
     name: 'search_pages',
     operationId: 'searchPages',
-    description: 'Find pages whose name or title contains the query. Use it to get the pageId of a page you know by name.',
+    description:
+      'Find pages whose name or title contains the query. Use it to get the pageId of a page you know by name.',
   },
   {
     name: 'get_page',
@@ -109,7 +112,7 @@ export const CATALOGUE: ToolSpec[] = [
     name: 'create_audience',
     operationId: 'createAudience',
     description:
-      "Make an audience on a page for one person (personId) or one company (accountId): Tailor starts writing a personalized version of the page for them at once. The new version is generating (status queued or processing); call get_audience until its status is draft, then read the draft with get_audience_version. Give supplementaryContext to steer the copy.",
+      'Make an audience on a page for one person (personId) or one company (accountId): Tailor starts writing a personalized version of the page for them at once. The new version is generating (status queued or processing); call get_audience until its status is draft, then read the draft with get_audience_version. Give supplementaryContext to steer the copy.',
   },
   {
     name: 'list_audiences',

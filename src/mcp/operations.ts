@@ -61,7 +61,9 @@ function inline(document: Json, schema: unknown, seen: string[] = []): unknown {
     if (seen.includes(name)) throw new Error(`schema ${name} refers to itself; it cannot be inlined`);
     return inline(document, component, [...seen, name]);
   }
-  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(document, value, seen)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([key, value]) => [key, inline(document, value, seen)]),
+  );
 }
 
 function parameterProperty(parameter: Json): Json {

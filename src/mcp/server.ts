@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
-  type CallToolResult,
   CallToolRequestSchema,
+  type CallToolResult,
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -55,12 +55,10 @@ function success(answer: unknown): CallToolResult {
 function caller(client: TailorClient, operation: Operation) {
   return async (args: Record<string, unknown>): Promise<unknown> => {
     const { path, query, body } = requestParts(operation, args);
-    // The path is one the served document names; its types are the document's, checked at run time.
-    const result = await client.request(operation.method, operation.path as never, {
-      params: { path, query },
-      body,
-    } as never);
-    return unwrap(result as Parameters<typeof unwrap>[0]);
+    // The path and its arguments are the served document's: their types are known at run time only.
+    const init = { params: { path, query }, body } as never;
+    const result = await client.request(operation.method, operation.path as never, init);
+    return unwrap(result);
   };
 }
 

@@ -82,7 +82,9 @@ describe('tailor mcp', () => {
     const createAudience = tool(tools, 'create_audience').inputSchema;
     expect(createAudience.required).toEqual(['page_id']);
     expect(createAudience.properties?.personId).toEqual(schemas.AudienceCreate.properties.personId);
-    expect(createAudience.properties?.holdoutPercent).toEqual(schemas.AudienceCreate.properties.holdoutPercent);
+    expect(createAudience.properties?.holdoutPercent).toEqual(
+      schemas.AudienceCreate.properties.holdoutPercent,
+    );
     const editDraft = tool(tools, 'edit_draft').inputSchema;
     expect(editDraft.required).toEqual(['page_id', 'audience_id', 'version_id', 'content']);
     expect(editDraft.properties?.content).toEqual(schemas.AudienceVersionUpdate.properties.content);
@@ -105,7 +107,11 @@ describe('tailor mcp', () => {
     const { pageId } = pages.items[0];
     await answer(writer, 'publish_page', { page_id: pageId });
 
-    const created = await answer(writer, 'create_audience', { page_id: pageId, personId, holdoutPercent: 20 });
+    const created = await answer(writer, 'create_audience', {
+      page_id: pageId,
+      personId,
+      holdoutPercent: 20,
+    });
     expect(created).toMatchObject({ personId, status: 'queued', holdoutPercent: 20 });
     const ids = { page_id: pageId, audience_id: created.audienceId };
 
@@ -131,10 +137,16 @@ describe('tailor mcp', () => {
       target: { targetType: 'audience', audienceId: created.audienceId },
     });
     expect(link.url).toMatch(/\/grace$/);
-    expect((await answer(writer, 'list_page_links', { audienceId: created.audienceId })).items).toHaveLength(1);
+    expect((await answer(writer, 'list_page_links', { audienceId: created.audienceId })).items).toHaveLength(
+      1,
+    );
 
     const lift = await answer(writer, 'get_lift', ids);
-    expect(lift).toMatchObject({ audienceId: created.audienceId, holdoutPercent: 20, decision: 'keep_running' });
+    expect(lift).toMatchObject({
+      audienceId: created.audienceId,
+      holdoutPercent: 20,
+      decision: 'keep_running',
+    });
     expect((await answer(writer, 'list_leads', { pageId })).items).toEqual([]);
   });
 
@@ -152,7 +164,11 @@ describe('tailor mcp', () => {
 
     const { pageId } = (await api.post('/v0/pages', SAMPLE_PAGE)).body;
     const invalid = errorText(
-      await call(writer, 'create_audience', { page_id: pageId, holdoutPercent: 90, personId: 'person_nobody' }),
+      await call(writer, 'create_audience', {
+        page_id: pageId,
+        holdoutPercent: 90,
+        personId: 'person_nobody',
+      }),
     );
     expect(invalid).toMatch(/\(400 validation_failed\)/);
     expect(invalid).toContain('\n/holdoutPercent: ');
