@@ -12,6 +12,9 @@ import { type Client, startServer, type TestServer } from '../helpers/server.ts'
 
 const BIN = path.resolve('bin/tailor.js');
 
+/** A `tailor` process loads its sources first: on a busy machine that takes seconds. */
+const PROCESS_TIMEOUT = 90_000;
+
 let server: TestServer;
 let api: Client;
 let readOnlyKey: string;
@@ -178,7 +181,7 @@ describe('tailor mcp', () => {
 });
 
 describe('tailor mcp with a read-only key', () => {
-  it('lists the read tools only, and refuses the others', async () => {
+  it('lists the read tools only, and refuses the others', { timeout: PROCESS_TIMEOUT }, async () => {
     const reader = await agent(readOnlyKey);
     const { tools } = await reader.listTools();
     expect(tools.length).toBeGreaterThan(10);
@@ -193,13 +196,20 @@ describe('tailor mcp with a read-only key', () => {
 });
 
 describe('tailor mcp without a usable key or server', () => {
-  it('stops at once with a configuration error that names the variable', async () => {
+  it('stops at once with a configuration error when the server refuses the key', {
+    timeout: PROCESS_TIMEOUT,
+  }, async () => {
     const refused = await tailor(['mcp'], { TAILOR_URL: server.url, TAILOR_API_KEY: 'tlr_not_a_key' });
     expect(refused.code).toBe(78);
     expect(refused.stderr).toMatch(/TAILOR_API_KEY was refused by/);
     expect(refused.stdout).toBe('');
+  });
 
-    const unreachable = await tailor(['mcp', '--url', 'http://127.0.0.1:9'], { TAILOR_API_KEY: 'tlr_x' });
+  it('and when there is no key, or no server', { timeout: PROCESS_TIMEOUT }, async () => {
+    const keyless = await tailor(['mcp'], { TAILOR_URL: server.url, TAILOR_API_KEY: '' });
+    expect(keyless.code).toBe(78);
+    expect(keyless.stderr).toMatch(/TAILOR_API_KEY is required/);
+    const unreachable = await tailor(['mcp'], { TAILOR_URL: 'http://127.0.0.1:9', TAILOR_API_KEY: 'tlr_x' });
     expect(unreachable.code).toBe(78);
     expect(unreachable.stderr).toMatch(/TAILOR_URL http:\/\/127.0.0.1:9 could not be used/);
   });
