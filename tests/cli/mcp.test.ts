@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -97,6 +98,15 @@ describe('tailor mcp', () => {
     );
     expect(tool(tools, 'create_page').annotations?.readOnlyHint).toBe(false);
     expect(tool(tools, 'get_page').annotations?.readOnlyHint).toBe(true);
+  });
+
+  it('docs/agents.md lists every tool, as a read or a write as it is', async () => {
+    const { tools } = await writer.listTools();
+    const kind = (t: Tool) => (t.annotations?.readOnlyHint ? 'read' : 'write');
+    const rows = fs.readFileSync('docs/agents.md', 'utf8').matchAll(/^\| `([a-z_]+)` \| (read|write) \|/gm);
+    expect(Object.fromEntries([...rows].map(([, name, documented]) => [name, documented]))).toEqual(
+      Object.fromEntries(tools.map((t) => [t.name, kind(t)])),
+    );
   });
 
   it("runs the marketer's loop: find a person, make an audience, read and edit the draft, publish, link, read lift", async () => {
