@@ -27,7 +27,8 @@ audience gets its own version of the page, written by Tailor, which a page link 
 loop: find the person (find_persons, find_or_create_person) or company (search_accounts); find the
 page (search_pages); create_audience; get_audience until its status is draft; read the draft
 (get_audience_version) and edit_draft if needed; publish_audience; create_page_link to get the
-address to share; later get_lift. Ids are opaque strings (person_…, page_…); errors say what to fix.`;
+address to share; later get_lift. Ids are opaque strings (person_…, page_…); errors say what to fix.
+A read-only API key is given the read tools only.`;
 
 /** A failed call as the agent reads it: the problem's title and detail, and the arguments to fix. */
 function failure(error: unknown): CallToolResult {

@@ -183,8 +183,9 @@ describe('tailor mcp', () => {
         personId: 'person_nobody',
       }),
     );
-    expect(invalid).toMatch(/\(400 validation_failed\)/);
-    expect(invalid).toContain('\n/holdoutPercent: ');
+    expect(invalid).toBe(
+      'Validation failed (400 validation_failed): /body/holdoutPercent must be <= 50\n/holdoutPercent: must be <= 50',
+    );
 
     expect(errorText(await call(writer, 'no_such_tool', {}))).toMatch(/no tool no_such_tool/);
   });
