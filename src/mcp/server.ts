@@ -74,7 +74,9 @@ function toolOf(spec: ToolSpec, operation: Operation): Tool {
 }
 
 async function servedDocument({ baseUrl, apiKey }: Connection): Promise<Json> {
-  const response = await fetch(new URL('/v0/openapi.json', baseUrl), { headers: { 'x-api-key': apiKey } });
+  // Appended like the client appends its paths, so that an address behind a path prefix works too.
+  const address = `${baseUrl.replace(/\/+$/, '')}/v0/openapi.json`;
+  const response = await fetch(address, { headers: { 'x-api-key': apiKey } });
   if (!response.ok) throw new Error(`${baseUrl} answered ${response.status} for its OpenAPI document`);
   return (await response.json()) as Json;
 }
