@@ -17,7 +17,6 @@ export interface Connection {
 
 /** The tools one API key may use, ready to answer an MCP client. */
 export interface Toolbox {
-  readOnly: boolean;
   tools: Tool[];
   call(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
 }
@@ -64,12 +63,12 @@ function caller(client: TailorClient, operation: Operation) {
 }
 
 function toolOf(spec: ToolSpec, operation: Operation): Tool {
-  const readOnly = operation.method === 'get';
   return {
     name: spec.name,
     description: operation.description ? `${spec.description}\n\n${operation.description}` : spec.description,
     inputSchema: operation.inputSchema,
-    annotations: { readOnlyHint: readOnly },
+    // A read-only key may make GET requests only (src/http/auth.ts), so a GET is what reads.
+    annotations: { readOnlyHint: operation.method === 'get' },
   };
 }
 
@@ -98,7 +97,6 @@ export async function openToolbox(connection: Connection): Promise<Toolbox> {
   }).filter(({ tool }) => !tenant.key.readOnly || tool.annotations?.readOnlyHint);
   const byName = new Map(entries.map((entry) => [entry.tool.name, entry]));
   return {
-    readOnly: tenant.key.readOnly,
     tools: entries.map(({ tool }) => tool),
     async call(name, args) {
       const entry = byName.get(name);
