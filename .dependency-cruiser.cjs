@@ -7,6 +7,7 @@
  *   resources/ one resource each, a leaf: never another resource
  *   db/ http/ jobs/   infrastructure, free of features
  *   shared/    utilities that know nothing of the service
+ *   mcp/       the MCP server of `tailor mcp`, beside them all: a client of the API over HTTP
  *
  * Type-only imports count: a type from another resource couples as surely as a value does.
  * `npm run lint` runs this; there is no exception list.
@@ -76,6 +77,14 @@ module.exports = {
       comment: 'The visitor side is registered by the server; it does not reach back into it.',
       from: { path: '^src/public/' },
       to: { path: ASSEMBLY },
+    },
+    {
+      name: 'mcp-is-a-client-of-the-api',
+      severity: 'error',
+      comment:
+        'The MCP server (tailor mcp) reaches Tailor over HTTP through @tailor/client, like any client: it imports no module of the server (docs/agents.md).',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/', pathNot: '^src/mcp/' },
     },
     tablesStayIn(
       'tables-stay-in-their-resource',

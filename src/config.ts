@@ -109,6 +109,8 @@ export const CONFIG_VARIABLES = [
   'TAILOR_S3_ACCESS_KEY_ID',
   'TAILOR_S3_SECRET_ACCESS_KEY',
   'TAILOR_S3_FORCE_PATH_STYLE',
+  'TAILOR_URL',
+  'TAILOR_API_KEY',
 ] as const;
 
 type Variable = (typeof CONFIG_VARIABLES)[number];
@@ -292,4 +294,21 @@ export function loadConfig(env: Env = process.env): Config {
     metricsToken: minLength(env, 'TAILOR_METRICS_TOKEN', 16),
     s3: s3(env),
   };
+}
+
+/** Where `tailor mcp` finds the API, and the key it calls it with (docs/agents.md). */
+export interface ClientConfig {
+  /** The server's address, without `/v0`. */
+  url: string;
+  apiKey: string;
+}
+
+/** Where `npm start` listens: an agent on the same machine needs no TAILOR_URL. */
+const DEFAULT_CLIENT_URL = 'http://127.0.0.1:8080';
+
+/** The configuration of `tailor mcp`, a client of the API: not of the server, which reads none of it. */
+export function loadClientConfig(env: Env = process.env): ClientConfig {
+  const apiKey = read(env, 'TAILOR_API_KEY');
+  if (!apiKey) throw new ConfigError('TAILOR_API_KEY', 'is required: an API key of `tailor keys create`');
+  return { url: url(env, 'TAILOR_URL', ['http:', 'https:']) ?? DEFAULT_CLIENT_URL, apiKey };
 }

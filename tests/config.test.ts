@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config.ts';
+import { loadClientConfig, loadConfig } from '../src/config.ts';
 
 describe('configuration', () => {
   it('has working defaults', () => {
@@ -102,5 +102,19 @@ describe('configuration', () => {
         forcePathStyle: true,
       },
     });
+  });
+
+  it("reads tailor mcp's own two variables, and none of the server's", () => {
+    expect(loadClientConfig({ TAILOR_API_KEY: 'tlr_key', PORT: '9090' })).toEqual({
+      url: 'http://127.0.0.1:8080',
+      apiKey: 'tlr_key',
+    });
+    expect(
+      loadClientConfig({ TAILOR_API_KEY: 'tlr_key', TAILOR_URL: 'https://tailor.example.com' }).url,
+    ).toBe('https://tailor.example.com');
+    expect(() => loadClientConfig({})).toThrow('TAILOR_API_KEY is required');
+    expect(() => loadClientConfig({ TAILOR_API_KEY: 'k', TAILOR_URL: 'ftp://x' })).toThrow(
+      'TAILOR_URL must be a http: or https: URL',
+    );
   });
 });

@@ -1,14 +1,10 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
-import { type Database, openDatabase } from '../db/connection.ts';
-import { migrateDatabase } from '../db/migrate.ts';
-import { issueKey, listKeys, revoke } from '../resources/api-keys/service.ts';
-import { getTenant } from '../resources/tenants/service.ts';
-import { serve, work } from '../server.ts';
+import { ConfigError, loadClientConfig, loadConfig } from '../config.ts';
+import type { Database } from '../db/connection.ts';
 import { AppError } from '../shared/errors.ts';
-import { createTenantWithKey } from '../workflows/tenant-setup/service.ts';
-import { demo } from './demo.ts';
-import { openApiDocument } from './openapi.ts';
+
+// Each command loads what it runs, when it runs: `tailor mcp`, a client of the API, starts without
+// loading the server (an agent's host waits for it), and the server's commands without the MCP SDK.
 
 const USAGE = `Usage: tailor <command>
 
@@ -21,6 +17,8 @@ const USAGE = `Usage: tailor <command>
   keys revoke KEY_ID                      revoke a key; effective on the next request
   demo                                    fill tenant "default" with a sample and print pages to open
   openapi                                 print the OpenAPI document (as served at /v0/openapi.json)
+  mcp                                     an MCP server on stdio for AI agents: a client of the API at
+                                          TAILOR_URL with the key TAILOR_API_KEY (docs/agents.md)
 
 Configuration comes from the environment; see docs/configuration.md.`;
 
@@ -40,6 +38,10 @@ async function withDatabase(
   work: (database: Database, applied: string[]) => Promise<unknown>,
 ): Promise<void> {
   const config = loadConfig();
+  const [{ migrateDatabase }, { openDatabase }] = await Promise.all([
+    import('../db/migrate.ts'),
+    import('../db/connection.ts'),
+  ]);
   const applied = (await migrateDatabase(config)).map((result) => result.migrationName);
   const database = openDatabase(config);
   try {
@@ -48,6 +50,12 @@ async function withDatabase(
   } finally {
     await database.close();
   }
+}
+
+/** The tenant that --tenant names, by id or slug. */
+async function namedTenant(database: Database, tenant: string | undefined) {
+  const { getTenant } = await import('../resources/tenants/service.ts');
+  return getTenant(database.acrossTenants(), required(tenant, '--tenant'));
 }
 
 async function run(args: string[]): Promise<void> {
@@ -68,35 +76,38 @@ async function run(args: string[]): Promise<void> {
   const key = `${command}${action ? ` ${action}` : ''}`;
   switch (key) {
     case 'serve':
-      return serve(loadConfig());
+      return (await import('../server.ts')).serve(loadConfig());
     case 'worker':
-      return work(loadConfig());
+      return (await import('../server.ts')).work(loadConfig());
     case 'migrate':
       return withDatabase(async (_database, applied) => ({ applied }));
-    case 'tenants create':
+    case 'tenants create': {
+      const { createTenantWithKey } = await import('../workflows/tenant-setup/service.ts');
       return withDatabase((database) =>
         createTenantWithKey(database, { name: required(options.name, '--name'), slug: options.slug }),
       );
+    }
     case 'keys create':
       return withDatabase(async (database) => {
-        const tenant = await getTenant(database.acrossTenants(), required(options.tenant, '--tenant'));
-        return issueKey(database.acrossTenants(), tenant.tenantId, {
-          readOnly: options['read-only'] === true,
-        });
+        const { issueKey } = await import('../resources/api-keys/service.ts');
+        const { tenantId } = await namedTenant(database, options.tenant);
+        return issueKey(database.acrossTenants(), tenantId, { readOnly: options['read-only'] === true });
       });
     case 'keys list':
-      return withDatabase(async (database) =>
-        listKeys(
-          database.acrossTenants(),
-          (await getTenant(database.acrossTenants(), required(options.tenant, '--tenant'))).tenantId,
-        ),
-      );
-    case 'keys revoke':
+      return withDatabase(async (database) => {
+        const { listKeys } = await import('../resources/api-keys/service.ts');
+        return listKeys(database.acrossTenants(), (await namedTenant(database, options.tenant)).tenantId);
+      });
+    case 'keys revoke': {
+      const { revoke } = await import('../resources/api-keys/service.ts');
       return withDatabase((database) => revoke(database.acrossTenants(), required(target, 'KEY_ID')));
+    }
     case 'demo':
-      return demo(loadConfig());
+      return (await import('./demo.ts')).demo(loadConfig());
     case 'openapi':
-      return print(await openApiDocument());
+      return print(await (await import('./openapi.ts')).openApiDocument());
+    case 'mcp':
+      return (await import('./mcp.ts')).mcp(loadClientConfig());
     default:
       throw new AppError('validation_failed', `Unknown command "${key}"\n\n${USAGE}`);
   }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, loadConfig } from '../../src/config.ts';
+import { CONFIG_VARIABLES, loadClientConfig, loadConfig } from '../../src/config.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -18,7 +18,7 @@ function documentedVariables(): string[] {
   return variables;
 }
 
-/** The names loadConfig looks up in `env`, recorded as it reads them. */
+/** The names the server's and the MCP client's configurations look up in `env`, recorded as they read them. */
 function variablesRead(env: Record<string, string>): Set<string> {
   const read = new Set<string>();
   const recording = new Proxy(env, {
@@ -28,6 +28,7 @@ function variablesRead(env: Record<string, string>): Set<string> {
     },
   });
   loadConfig(recording);
+  loadClientConfig(recording);
   return read;
 }
 
@@ -46,8 +47,8 @@ describe('docs/configuration.md', () => {
     expect([...documented].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 
-  it('CONFIG_VARIABLES is what loadConfig reads (with S3 configured, so that its variables are read too)', () => {
-    const read = variablesRead({ TAILOR_S3_BUCKET: 'tailor-files' });
+  it('CONFIG_VARIABLES is what loadConfig and loadClientConfig read (with S3 configured, so that its variables are read too)', () => {
+    const read = variablesRead({ TAILOR_S3_BUCKET: 'tailor-files', TAILOR_API_KEY: 'tlr_key' });
     expect([...read].sort()).toEqual([...CONFIG_VARIABLES].sort());
   });
 
