@@ -1,5 +1,6 @@
 import type { Kysely, KyselyPlugin } from 'kysely';
 import type {
+  ChangeWatch,
   EngineName,
   ErrorClassifier,
   Listening,
@@ -7,6 +8,7 @@ import type {
   OpenedDatabase,
   PoolUse,
   SearchDialect,
+  WatchedTable,
 } from './engine.ts';
 import { openPostgres } from './postgres/open.ts';
 import { openSqlite } from './sqlite/open.ts';
@@ -26,7 +28,7 @@ export function acrossTenantsIn<Tables = NoTablesAcross>(transaction: Kysely<unk
   return transaction as Kysely<Tables>;
 }
 
-export type { PoolUse } from './engine.ts';
+export type { ChangeWatch, PoolUse } from './engine.ts';
 export { sqliteFile } from './sqlite/open.ts';
 
 /**
@@ -89,6 +91,14 @@ export class Database {
    */
   listen(channel: string, onNotice: () => void): Listening {
     return this.opened.listen?.(channel, onNotice) ?? { close: async () => {} };
+  }
+
+  /**
+   * Tells whether `table` may have changed anywhere since last asked (see ChangeWatch): what a
+   * cache of its rows checks on every request. Closed by its caller.
+   */
+  watchChanges(table: WatchedTable): ChangeWatch {
+    return this.opened.watch(table);
   }
 
   /** Whether `error` means the database is away (see ErrorClassifier.isUnavailable), not that the statement is wrong. */
