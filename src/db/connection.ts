@@ -114,9 +114,13 @@ export class Database {
 /** How long a wait on the database may last by default (TAILOR_DB_TIMEOUT_MS). */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 5_000;
 
+/** PostgreSQL connections per process by default (TAILOR_DB_POOL_SIZE). */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
   dataDir: string;
+  /** PostgreSQL connections for statements: TAILOR_DB_POOL_SIZE. SQLite has one connection. */
   poolSize?: number;
   /**
    * How long any wait on the database may last (for a connection, a lock, a statement's answer)
@@ -134,7 +138,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   const timeoutMs = options.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
   return new Database(
     options.databaseUrl
-      ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeoutMs, !options.unboundedStatements)
+      ? openPostgres(
+          options.databaseUrl,
+          options.poolSize ?? DEFAULT_POOL_SIZE,
+          timeoutMs,
+          !options.unboundedStatements,
+        )
       : openSqlite(options.dataDir, timeoutMs),
   );
 }
