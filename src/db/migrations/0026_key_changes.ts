@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Engine } from './frozen/engine.ts';
+import { identifier } from './frozen/identifier.ts';
 
 /**
  * Every process keeps the live API keys it has seen in a cache (resources/api-keys/cache.ts), so a
@@ -17,10 +18,11 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
       .addColumn('n', 'bigint', (c) => c.notNull())
       .execute();
     await sql`INSERT INTO change_counts (name, n) VALUES ('api_keys', 0)`.execute(db);
-    for (const event of ['UPDATE', 'DELETE']) {
+    for (const event of ['UPDATE', 'DELETE'] as const) {
+      const name = identifier(`api_keys_changed_${event.toLowerCase()}`);
       await sql
         .raw(
-          `CREATE TRIGGER api_keys_changed_${event.toLowerCase()} AFTER ${event} ON api_keys BEGIN
+          `CREATE TRIGGER ${name} AFTER ${event} ON api_keys BEGIN
              INSERT INTO change_counts (name, n) VALUES ('api_keys', 1)
              ON CONFLICT (name) DO UPDATE SET n = n + 1;
            END`,
