@@ -9,7 +9,7 @@ import type { Caller } from '../../src/http/auth.ts';
 import { KeyCache } from '../../src/resources/api-keys/cache.ts';
 import { issueKey, revoke } from '../../src/resources/api-keys/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
-import { type Client, onPostgres, startServer, type TestServer, testDatabaseUrl } from '../helpers/server.ts';
+import { Client, onPostgres, startServer, type TestServer, testDatabaseUrl } from '../helpers/server.ts';
 
 // API keys are kept in memory by hash (resources/api-keys/cache.ts); what must not change is that a
 // key revoked anywhere is refused on every node's next request. The two nodes here are two servers
@@ -60,7 +60,7 @@ afterAll(async () => {
 
 /** Status of GET /v0/persons with `apiKey` on `server`. */
 async function statusOf(server: TestServer, apiKey: string): Promise<number> {
-  return (await api.as(apiKey).get('/v0/persons')).status;
+  return (await new Client(server.url, apiKey, api.tenantId).get('/v0/persons')).status;
 }
 
 /** Waits until the first node answers `apiKey` from memory (on PostgreSQL, once it listens for changes). */
