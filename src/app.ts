@@ -23,6 +23,7 @@ import { validatorCompiler } from './http/validation.ts';
 import { createVisitorLimits, type VisitorLimits } from './public/limits.ts';
 import { publicRoutes } from './public/routes.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
+import { KeyCache } from './resources/api-keys/cache.ts';
 import { authenticate } from './resources/api-keys/service.ts';
 import { assetRoutes } from './resources/assets/routes.ts';
 import { brandRoutes } from './resources/brands/routes.ts';
@@ -101,9 +102,12 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
     counts: 'failed authentications',
     redis: options.redis,
   });
+  const keyChanges = options.database.watchChanges('api_keys');
+  api.addHook('onClose', () => keyChanges.close());
+  const keys = new KeyCache(keyChanges);
   requireApiKey(api, {
     database: options.database,
-    authenticate: (apiKey) => authenticate(options.database.acrossTenants(), apiKey),
+    authenticate: (apiKey) => authenticate(options.database.acrossTenants(), keys, apiKey),
     failures,
   });
   const rateLimit = createRateLimit({

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { DEFAULT_DATABASE_TIMEOUT_MS } from './db/connection.ts';
+import { DEFAULT_DATABASE_TIMEOUT_MS, DEFAULT_POOL_SIZE } from './db/connection.ts';
 import { templateProblem } from './shared/pages-origin.ts';
 
 /** Everything Tailor reads from its environment, validated once at start. */
@@ -11,6 +11,8 @@ export interface Config {
   databaseUrl: string | undefined;
   /** How long any wait on the database may last before it answers 503 `unavailable`. */
   databaseTimeoutMs: number;
+  /** PostgreSQL connections each process keeps for statements (LISTEN connections apart). */
+  poolSize: number;
   /** Absolute base of the links the API hands out (download URLs, its own address). */
   publicUrl: string;
   /** The port of the pages origin's listener (public pages and /v0/public/*). */
@@ -79,6 +81,7 @@ export const CONFIG_VARIABLES = [
   'LOG_LEVEL',
   'DATABASE_URL',
   'TAILOR_DB_TIMEOUT_MS',
+  'TAILOR_DB_POOL_SIZE',
   'TAILOR_DATA_DIR',
   'TAILOR_SECRET',
   'TAILOR_BOOTSTRAP_API_KEY',
@@ -260,6 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(read(env, 'TAILOR_DATA_DIR') ?? 'data'),
     databaseUrl,
     databaseTimeoutMs: integer(env, 'TAILOR_DB_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUT_MS, 1, 600_000),
+    poolSize: integer(env, 'TAILOR_DB_POOL_SIZE', DEFAULT_POOL_SIZE, 1, 1_000),
     publicUrl: (url(env, 'TAILOR_PUBLIC_URL', ['http:', 'https:']) ?? `http://${publicHost}:${port}`).replace(
       /\/+$/,
       '',

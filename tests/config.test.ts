@@ -18,6 +18,7 @@ describe('configuration', () => {
     expect(config.dataDir).toMatch(/data$/);
     expect(config.trustProxy).toEqual([]);
     expect(config.databaseTimeoutMs).toBe(5_000);
+    expect(config.poolSize).toBe(10);
   });
 
   it.each([
@@ -48,6 +49,8 @@ describe('configuration', () => {
       'TAILOR_PAGES_URL may hold {tenant} only in the first label of its host',
     ],
     [{ TAILOR_DB_TIMEOUT_MS: '0' }, 'TAILOR_DB_TIMEOUT_MS must be an integer from 1 to 600000'],
+    [{ TAILOR_DB_POOL_SIZE: '0' }, 'TAILOR_DB_POOL_SIZE must be an integer from 1 to 1000 (got "0")'],
+    [{ TAILOR_DB_POOL_SIZE: 'ten' }, 'TAILOR_DB_POOL_SIZE must be an integer from 1 to 1000 (got "ten")'],
     [{ TAILOR_TRUST_PROXY: 'proxy.internal' }, 'TAILOR_TRUST_PROXY must be a comma-separated list'],
     [{ TAILOR_TRUST_PROXY: '10.0.0.0/8,10.0.0.0/33' }, '(got "10.0.0.0/33")'],
     [{ TAILOR_TRUST_PROXY: '0.0.0.0/0' }, '(got "0.0.0.0/0")'],
@@ -81,6 +84,7 @@ describe('configuration', () => {
       TAILOR_S3_FORCE_PATH_STYLE: 'true',
       TAILOR_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1, fd00::/8',
       TAILOR_DB_TIMEOUT_MS: '1500',
+      TAILOR_DB_POOL_SIZE: '40',
     });
     expect(config).toMatchObject({
       host: '0.0.0.0',
@@ -94,6 +98,7 @@ describe('configuration', () => {
       metricsToken: 'metrics-token-0123456789',
       trustProxy: ['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8'],
       databaseTimeoutMs: 1500,
+      poolSize: 40,
       s3: {
         bucket: 'files',
         prefix: 'tailor/',

@@ -1,5 +1,6 @@
 import type { Kysely, KyselyPlugin } from 'kysely';
 import type {
+  ChangeWatch,
   EngineName,
   ErrorClassifier,
   Listening,
@@ -7,6 +8,7 @@ import type {
   OpenedDatabase,
   PoolUse,
   SearchDialect,
+  WatchedTable,
 } from './engine.ts';
 import { openPostgres } from './postgres/open.ts';
 import { openSqlite } from './sqlite/open.ts';
@@ -26,7 +28,7 @@ export function acrossTenantsIn<Tables = NoTablesAcross>(transaction: Kysely<unk
   return transaction as Kysely<Tables>;
 }
 
-export type { PoolUse } from './engine.ts';
+export type { ChangeWatch, PoolUse } from './engine.ts';
 export { sqliteFile } from './sqlite/open.ts';
 
 /**
@@ -91,6 +93,14 @@ export class Database {
     return this.opened.listen?.(channel, onNotice) ?? { close: async () => {} };
   }
 
+  /**
+   * Tells whether `table` may have changed anywhere since last asked (see ChangeWatch): what a
+   * cache of its rows checks on every request. Closed by its caller.
+   */
+  watchChanges(table: WatchedTable): ChangeWatch {
+    return this.opened.watch(table);
+  }
+
   /** Whether `error` means the database is away (see ErrorClassifier.isUnavailable), not that the statement is wrong. */
   isUnavailable(error: unknown): boolean {
     return this.errors.isUnavailable(error);
@@ -104,9 +114,13 @@ export class Database {
 /** How long a wait on the database may last by default (TAILOR_DB_TIMEOUT_MS). */
 export const DEFAULT_DATABASE_TIMEOUT_MS = 5_000;
 
+/** PostgreSQL connections per process by default (TAILOR_DB_POOL_SIZE). */
+export const DEFAULT_POOL_SIZE = 10;
+
 export interface DatabaseOptions {
   databaseUrl: string | undefined;
   dataDir: string;
+  /** PostgreSQL connections for statements: TAILOR_DB_POOL_SIZE. SQLite has one connection. */
   poolSize?: number;
   /**
    * How long any wait on the database may last (for a connection, a lock, a statement's answer)
@@ -124,7 +138,12 @@ export function openDatabase(options: DatabaseOptions): Database {
   const timeoutMs = options.databaseTimeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
   return new Database(
     options.databaseUrl
-      ? openPostgres(options.databaseUrl, options.poolSize ?? 10, timeoutMs, !options.unboundedStatements)
+      ? openPostgres(
+          options.databaseUrl,
+          options.poolSize ?? DEFAULT_POOL_SIZE,
+          timeoutMs,
+          !options.unboundedStatements,
+        )
       : openSqlite(options.dataDir, timeoutMs),
   );
 }

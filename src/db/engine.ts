@@ -119,6 +119,25 @@ export interface Listening {
   close(): Promise<void>;
 }
 
+/** The tables whose changes every process learns of (migration 0026). */
+export type WatchedTable = 'api_keys';
+
+/**
+ * Whether a table's rows may have changed, in this process or any other, since a process last
+ * asked: what a cache of those rows asks before it answers from memory (resources/api-keys/cache.ts).
+ */
+export interface ChangeWatch {
+  /**
+   * A number that stays the same while the table is known unchanged and moves when it may have
+   * changed. SQLite reads a counter its triggers bump at every change, committed by any connection
+   * or written by this one; PostgreSQL counts the notices its trigger sends, and moves at every
+   * call while it is not listening (connecting, or the connection dropped), since a notice sent
+   * then never reaches it. Synchronous and cheap: asked on every request.
+   */
+  version(): number;
+  close(): Promise<void>;
+}
+
 /** How statements run: what db/deferred-transaction.ts needs to put them where they belong. */
 export interface StatementDialect {
   /**
@@ -161,4 +180,6 @@ export interface OpenedDatabase<Tables> {
   listen?(channel: string, onNotice: () => void): Listening;
   /** The connection pool's use now, where there is a pool (PostgreSQL). */
   poolUse?(): PoolUse;
+  /** Watches a table for changes made anywhere. */
+  watch(table: WatchedTable): ChangeWatch;
 }

@@ -66,10 +66,13 @@ function inspect(env: Record<string, string>): Database {
   return database;
 }
 
-/** Sessions listening for jobs that connected after `since`: a worker's listening connection. */
+/**
+ * Sessions listening for jobs that connected after `since`: a worker's listening connection (the
+ * API node listens too, for changes of API keys, on a channel of its own).
+ */
 async function listeners(database: Database, since: Date): Promise<number> {
   const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-    WHERE datname = current_database() AND query LIKE 'LISTEN %' AND backend_start > ${since}`.execute(
+    WHERE datname = current_database() AND query = 'LISTEN "tailor_jobs"' AND backend_start > ${since}`.execute(
     anyTables(database),
   );
   return rows[0]?.n ?? 0;

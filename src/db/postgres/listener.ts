@@ -4,12 +4,21 @@ import type { Listening } from '../engine.ts';
 const RETRY_FIRST_MS = 250;
 const RETRY_LONGEST_MS = 5_000;
 
+/** A listener that tells whether its connection listens now. */
+export interface PostgresListening extends Listening {
+  /** True from LISTEN's answer until the connection drops: no notice can have been missed meanwhile. */
+  readonly listening: boolean;
+}
+
 /**
  * The LISTEN connections of one database: each listener has a connection of its own (a session
  * that listens cannot be lent out by the pool), opened at once and kept. When one drops (the
  * database restarts, the network breaks) it connects again, after 250 ms and then twice as long
  * each time up to 5 s, and once it listens again it tells its listener as if notified, since what
  * was sent meanwhile never reached it. Until then its listener finds work by polling.
+ *
+ * Whether it listens now is `listening`: a cache that trusts notices to tell it of changes trusts
+ * them only then.
  *
  * Connecting, LISTEN and a heartbeat sent every `timeoutMs` each give up after
  * `timeoutMs`: a connection across a silent partition (open, but nothing answers) counts as dropped
@@ -24,17 +33,19 @@ export class PostgresListeners {
   ) {}
 
   /** Calls `onNotice` for each notification on `channel`, and each time the connection is back. */
-  listen(channel: string, onNotice: () => void): Listening {
+  listen(channel: string, onNotice: () => void): PostgresListening {
     const statement = `LISTEN ${pg.escapeIdentifier(channel)}`;
     let client: pg.Client | undefined;
     let retry: NodeJS.Timeout | undefined;
     let heartbeat: NodeJS.Timeout | undefined;
     let retryMs = RETRY_FIRST_MS;
     let closed = false;
+    let listening = false;
 
     const dropped = (which: pg.Client) => {
       if (client !== which) return;
       client = undefined;
+      listening = false;
       clearTimeout(heartbeat);
       which.end().catch(() => {});
       if (closed) return;
@@ -75,15 +86,20 @@ export class PostgresListeners {
         return;
       }
       if (client !== connecting) return;
+      listening = true;
       retryMs = RETRY_FIRST_MS;
       beat(connecting);
       onNotice();
     };
 
-    const listening: Listening = {
+    const handle: PostgresListening = {
+      get listening() {
+        return listening;
+      },
       close: async () => {
         closed = true;
-        this.open.delete(listening);
+        listening = false;
+        this.open.delete(handle);
         clearTimeout(retry);
         clearTimeout(heartbeat);
         const current = client;
@@ -91,9 +107,9 @@ export class PostgresListeners {
         await current?.end().catch(() => {});
       },
     };
-    this.open.add(listening);
+    this.open.add(handle);
     void connect();
-    return listening;
+    return handle;
   }
 
   /** Ends every listener still open. */

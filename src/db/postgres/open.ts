@@ -7,6 +7,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { Engine, OpenedDatabase } from '../engine.ts';
+import { postgresChangeWatch } from './changes.ts';
 import { withStatementDeadline } from './deadline.ts';
 import { postgresErrors } from './errors.ts';
 import { PostgresListeners } from './listener.ts';
@@ -84,6 +85,7 @@ export function openPostgres<Tables>(
       await db.destroy();
     },
     listen: (channel, onNotice) => listeners.listen(channel, onNotice),
+    watch: (table) => postgresChangeWatch(listeners, table),
     poolUse() {
       const { totalCount, idleCount, waitingCount } = pool;
       return { open: totalCount, idle: idleCount, waiting: waitingCount };

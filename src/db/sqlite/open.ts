@@ -12,6 +12,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import type { Engine, OpenedDatabase } from '../engine.ts';
+import { sqliteChangeWatch } from './changes.ts';
 import { GroupCommitSqliteDriver } from './driver.ts';
 import { sqliteErrors } from './errors.ts';
 import { sqliteLocks, sqliteNotifier } from './locks.ts';
@@ -96,5 +97,6 @@ export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDa
       clearInterval(timer);
       return db.destroy();
     },
+    watch: (table) => sqliteChangeWatch(sqlite, table),
   };
 }

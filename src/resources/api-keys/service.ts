@@ -4,6 +4,7 @@ import type { Caller } from '../../http/auth.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import { toNullableTimestamp, toTimestamp } from '../../shared/time.ts';
+import type { KeyCache } from './cache.ts';
 import { type ApiKeyRow, findLiveKeyByHash, insertApiKey, listKeysOfTenant, revokeKey } from './store.ts';
 import type { ApiKeysTables } from './tables.ts';
 
@@ -75,10 +76,19 @@ export async function issueKey(
   };
 }
 
-export async function authenticate(db: Kysely<ApiKeysTables>, apiKey: string): Promise<Caller> {
-  const row = await findLiveKeyByHash(db, hashKey(apiKey));
-  if (!row) throw new AppError('invalid_api_key', 'The API key is unknown or has been revoked');
-  return { tenantId: row.tenant_id, keyId: row.id, readOnly: row.read_only === 1 };
+/** The caller of a live key, from `keys` when it holds the key, else read (and kept there). */
+export async function authenticate(
+  db: Kysely<ApiKeysTables>,
+  keys: KeyCache,
+  apiKey: string,
+): Promise<Caller> {
+  const keyHash = hashKey(apiKey);
+  const caller = await keys.get(keyHash, async () => {
+    const row = await findLiveKeyByHash(db, keyHash);
+    return row && { tenantId: row.tenant_id, keyId: row.id, readOnly: row.read_only === 1 };
+  });
+  if (!caller) throw new AppError('invalid_api_key', 'The API key is unknown or has been revoked');
+  return caller;
 }
 
 export async function listKeys(db: Kysely<ApiKeysTables>, tenantId: string): Promise<KeySummary[]> {

@@ -1,0 +1,90 @@
+import type { Caller } from '../../http/auth.ts';
+
+/** Whether the keys may have changed anywhere since last asked (db's ChangeWatch). */
+export interface KeyChanges {
+  version(): number;
+}
+
+export interface KeyCacheOptions {
+  /** Most keys held; the least recently used goes first. */
+  capacity?: number;
+  /** How long an entry is trusted at most, should a change ever go unseen. */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+/** A few thousand keys: more than the keys in use on one node, a few hundred kilobytes at most. */
+const DEFAULT_CAPACITY = 4096;
+const DEFAULT_MAX_AGE_MS = 60_000;
+
+interface Entry {
+  caller: Caller;
+  readAt: number;
+}
+
+/**
+ * The live keys this process has seen, by their hash (never the key itself), so that a request
+ * with a known key reads nothing. Before answering it asks `changes` whether any key changed
+ * anywhere (a revoke in another process, on another node) and forgets every key if so: a revoked
+ * key is refused on the next request. A key not found is not kept, so guessed keys cost a read
+ * each and no memory; a new key is found at once.
+ *
+ * A read that a change overtakes is not kept: `changes` is asked before the read and after it, and
+ * only an answer read while nothing changed is remembered.
+ */
+export class KeyCache {
+  private readonly entries = new Map<string, Entry>();
+  private seen: number | undefined;
+  private readonly capacity: number;
+  private readonly maxAgeMs: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly changes: KeyChanges,
+    options: KeyCacheOptions = {},
+  ) {
+    this.capacity = options.capacity ?? DEFAULT_CAPACITY;
+    this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Keys held now. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The caller of the key whose hash is `keyHash`, from memory or else from `read`. */
+  async get(keyHash: string, read: () => Promise<Caller | undefined>): Promise<Caller | undefined> {
+    const version = this.current();
+    const entry = this.entries.get(keyHash);
+    const readAt = this.now();
+    if (entry && readAt - entry.readAt < this.maxAgeMs) {
+      // Last used goes last: the Map's order is the order of use.
+      this.entries.delete(keyHash);
+      this.entries.set(keyHash, entry);
+      return entry.caller;
+    }
+    this.entries.delete(keyHash);
+    const caller = await read();
+    if (caller && this.current() === version) this.remember(keyHash, { caller, readAt });
+    return caller;
+  }
+
+  /** The version of the keys now; every key is forgotten when it moved. */
+  private current(): number {
+    const version = this.changes.version();
+    if (version !== this.seen) {
+      this.seen = version;
+      this.entries.clear();
+    }
+    return version;
+  }
+
+  private remember(keyHash: string, entry: Entry): void {
+    this.entries.delete(keyHash);
+    if (this.entries.size >= this.capacity) {
+      this.entries.delete(this.entries.keys().next().value as string);
+    }
+    this.entries.set(keyHash, entry);
+  }
+}
