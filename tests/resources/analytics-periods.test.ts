@@ -422,4 +422,68 @@ describe('analytics over periods with edges at every granularity', () => {
       })),
     ).toEqual(expected);
   });
+
+  it('keeps the running totals exact when two writers of one audience commit at once', async () => {
+    // SQLite runs one writer at a time; on PostgreSQL a writer starting a later hour must wait for
+    // one adding to an earlier hour, or it copies the totals without that change. The later hour is
+    // on the next day: writers of one day and arm already wait for each other on the daily row.
+    if (server.database.engine === 'sqlite') return;
+    const db = anyTables(server.database);
+    const audienceId = audiences[0] as string;
+    const later = Date.UTC(2027, 0, 1);
+    const addSession = (handle: typeof db, hour: number) =>
+      handle
+        .insertInto('audience_hourly_stats')
+        .values({
+          tenant_id: api.tenantId,
+          audience_id: audienceId,
+          hour,
+          arm: 'personalized',
+          sessions: 1,
+          interactions: 0,
+          scroll_depth_sum: 0,
+          time_spent_ms_sum: 0,
+          bounces: 1,
+          conversions: 0,
+          cta_sessions: 0,
+          form_submit_sessions: 0,
+        })
+        .onConflict((oc) =>
+          oc
+            .columns(['audience_id', 'hour', 'arm'])
+            .doUpdateSet((eb) => ({ sessions: eb('audience_hourly_stats.sessions', '+', 1) })),
+        )
+        .execute();
+    await addSession(db, later);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let added = () => {};
+    const first = new Promise<void>((resolve) => {
+      added = resolve;
+    });
+    const earlier = db.transaction().execute(async (trx) => {
+      await addSession(trx, later);
+      added();
+      await held;
+    });
+    await first;
+    const newer = db.transaction().execute((trx) => addSession(trx, later + DAY));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release();
+    await Promise.all([earlier, newer]);
+    const running = await db
+      .selectFrom('audience_running_stats')
+      .select(['hour', 'sessions'])
+      .where('audience_id', '=', audienceId)
+      .where('hour', '>=', later)
+      .orderBy('hour')
+      .execute();
+    const before = stored.filter((session) => session.audience_id === audienceId).length;
+    expect(running.map((row) => [Number(row.hour) - later, Number(row.sessions)])).toEqual([
+      [0, before + 2],
+      [DAY, before + 3],
+    ]);
+  });
 });

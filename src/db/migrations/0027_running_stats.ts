@@ -21,11 +21,17 @@ const OF_THE_AUDIENCE = 'tenant_id = NEW.tenant_id AND audience_id = NEW.audienc
  * row at hour 0 (nothing before any session, what a lookup of the earliest hours finds) and a row at
  * the hour, holding the totals before it, then adds the change to that row and every later one.
  * Changes come to the newest hours almost always, so this is one or two rows.
+ *
+ * The row at hour 0 is also the audience's lock: its upsert locks it until the transaction ends, so
+ * on PostgreSQL the writers of one audience take turns, and a new hour's row copies totals with
+ * every earlier writer's change in them (under READ COMMITTED each statement of a trigger sees what
+ * committed before it began). Without it, a writer adding to an earlier hour and one starting a
+ * later hour at once would each miss the other's change. SQLite runs one writer at a time anyway.
  */
 const addFromHour = (change: (column: string) => string) => [
   `INSERT INTO audience_running_stats (${COLUMNS})
    VALUES (NEW.tenant_id, NEW.audience_id, 0, ${TOTALS.map(() => '0').join(', ')})
-   ON CONFLICT (${KEY}) DO NOTHING`,
+   ON CONFLICT (${KEY}) DO UPDATE SET sessions = audience_running_stats.sessions`,
   `INSERT INTO audience_running_stats (${COLUMNS})
    SELECT NEW.tenant_id, NEW.audience_id, NEW.hour, ${TOTALS.map((column) => `earlier.${column}`).join(', ')}
    FROM audience_running_stats earlier
