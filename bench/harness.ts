@@ -47,7 +47,7 @@ const LOAD_CLIENT = path.join(import.meta.dirname, 'load-client.mjs');
 
 /** Servers (Tailor's and the bare one) run on this core, the load generator on the next one. */
 export const SERVER_CORE = 0;
-const LOAD_CORE = 1;
+export const LOAD_CORE = 1;
 
 const canPin = os.cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 0;
 
@@ -204,16 +204,16 @@ export async function compareWithBare(
   };
   const tailorRuns: LoadResult[] = [];
   const bareRuns: LoadResult[] = [];
-  const before = cpuTicks();
-  const started = Date.now();
-  try {
-    for (let round = 0; round < rounds; round++) {
-      tailorRuns.push(await measure(serverUrl));
-      bareRuns.push(await measure(bare.url));
+  const { noise } = await withNoise(async () => {
+    try {
+      for (let round = 0; round < rounds; round++) {
+        tailorRuns.push(await measure(serverUrl));
+        bareRuns.push(await measure(bare.url));
+      }
+    } finally {
+      await bare.close();
     }
-  } finally {
-    await bare.close();
-  }
+  });
   const tailor = medians(tailorRuns);
   const bareResult = medians(bareRuns);
   const ratio = tailor.rps / bareResult.rps;
@@ -221,8 +221,9 @@ export async function compareWithBare(
     `${label}: Tailor ${fmt(tailor.rps)} req/s, p50 ${tailor.p50} ms, p99 ${tailor.p99} ms, errors ${tailor.errors}` +
       ` | bare ${fmt(bareResult.rps)} req/s, p50 ${bareResult.p50} ms, p99 ${bareResult.p99} ms` +
       ` | ratio ${ratio.toFixed(3)} | ${answer.body.length} bytes, status ${answer.status}` +
-      ` | Tailor rounds ${tailorRuns.map((run) => fmt(run.rps)).join(', ')} | ${noise(before, cpuTicks(), started)}`,
+      ` | Tailor rounds ${tailorRuns.map((run) => fmt(run.rps)).join(', ')} | ${describeNoise(noise)}`,
   );
+  record({ label, kind: 'load', tailor, bare: bareResult, ratio, noise });
   return { tailor, bare: bareResult, ratio };
 }
 
@@ -234,19 +235,19 @@ export async function sequentialLatency(
   count = 200,
 ): Promise<{ p50: number; p99: number; max: number }> {
   pinSelf(SERVER_CORE);
-  const before = cpuTicks();
-  const started = Date.now();
-  const latencies = (await runClient<number[]>({ mode: 'sequential', url: serverUrl, target, count })).sort(
-    (a, b) => a - b,
+  const { result: measured, noise } = await withNoise(() =>
+    runClient<number[]>({ mode: 'sequential', url: serverUrl, target, count }),
   );
+  const latencies = measured.sort((a, b) => a - b);
   const result = {
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
     max: latencies[latencies.length - 1] as number,
   };
   console.log(
-    `${label}, ${count} sequential requests: p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms | ${noise(before, cpuTicks(), started)}`,
+    `${label}, ${count} sequential requests: p50 ${result.p50.toFixed(2)} ms, p99 ${result.p99.toFixed(2)} ms, max ${result.max.toFixed(2)} ms | ${describeNoise(noise)}`,
   );
+  record({ label, kind: 'sequential', p50: result.p50, p99: result.p99, noise });
   return result;
 }
 
@@ -334,12 +335,41 @@ function cpuTicks(): Ticks {
 
 const TICKS_PER_SECOND = 100;
 
-/** The CPU that PostgreSQL and every other process took between two readings, in cores. */
-function noise(before: Ticks, after: Ticks, since: number): string {
-  const cores = (ticks: number) => (ticks / TICKS_PER_SECOND / ((Date.now() - since) / 1000)).toFixed(2);
+/** The CPU that PostgreSQL and every other process took during a measurement, in cores. */
+export interface Noise {
+  postgres: number;
+  others: number;
+}
+
+/** The CPU that PostgreSQL and every other process took between two readings. */
+function noiseBetween(before: Ticks, after: Ticks, since: number): Noise {
+  const cores = (ticks: number) => ticks / TICKS_PER_SECOND / ((Date.now() - since) / 1000);
   // A process that ended meanwhile is left out; one that started counts from zero.
   let postgres = 0;
   for (const [pid, ticks] of after.postgres) postgres += ticks - (before.postgres.get(pid) ?? 0);
   const others = after.machine - before.machine - (after.own - before.own) - postgres;
-  return `CPU of PostgreSQL ${cores(postgres)} cores, of other processes ${cores(others)} cores`;
+  return { postgres: cores(postgres), others: cores(others) };
+}
+
+export function describeNoise({ postgres, others }: Noise): string {
+  return `CPU of PostgreSQL ${postgres.toFixed(2)} cores, of other processes ${others.toFixed(2)} cores`;
+}
+
+/** Runs `work`, and answers its result with the CPU that PostgreSQL and other processes took meanwhile. */
+export async function withNoise<T>(work: () => Promise<T>): Promise<{ result: T; noise: Noise }> {
+  const before = cpuTicks();
+  const started = Date.now();
+  const result = await work();
+  return { result, noise: noiseBetween(before, cpuTicks(), started) };
+}
+
+/** One measurement as `npm run bench -- table` collects it from the scenarios it runs. */
+export type Measurement =
+  | { label: string; kind: 'load'; tailor: LoadResult; bare: LoadResult; ratio: number; noise: Noise }
+  | { label: string; kind: 'sequential'; p50: number; p99: number; noise: Noise };
+
+/** With BENCH_RESULTS=<file>, each measurement is also appended to the file, one JSON line each. */
+function record(measurement: Measurement): void {
+  const file = process.env.BENCH_RESULTS;
+  if (file) fs.appendFileSync(file, `${JSON.stringify(measurement)}\n`);
 }

@@ -2,7 +2,7 @@
  * Audience analytics at ABM scale: `GET /v0/pages/{id}/analytics/audiences` for a page with many
  * audiences (one per account) and many sessions.
  *
- *   npm run bench -- analytics [--audiences 1000] [--sessions 1000000]
+ *   npm run bench -- analytics [--audiences 1000] [--sessions 1000000] [--periods 30,90,1]
  *
  * Seeds one page with `audiences` audiences and `sessions` sessions spread evenly over the last 90
  * days and round-robin over the audiences, written straight into `sessions`, with the rollups that
@@ -61,9 +61,9 @@ async function seedSessions(bench: Bench, pageId: string, audienceIds: string[],
 export default {
   name: 'analytics',
   summary: 'audience analytics of a page with many audiences and sessions: 30 days, 90 days, 1 day',
-  usage: '--audiences 1000 --sessions 1000000',
+  usage: '--audiences 1000 --sessions 1000000 --periods 30,90,1 (days)',
   async run(args) {
-    const options = parseOptions(args, { audiences: 1000, sessions: 1_000_000 });
+    const options = parseOptions(args, { audiences: 1000, sessions: 1_000_000, periods: '30,90,1' });
     const bench = await openBench('Analytics bench');
     const page = await benchPage(bench);
     const seedStart = Date.now();
@@ -94,11 +94,10 @@ export default {
         path: `/v0/pages/${page.pageId}/analytics/audiences?startDate=${iso(end - days * DAY)}&endDate=${iso(end)}`,
         headers: { 'x-api-key': bench.tenant.apiKey },
       });
-      const periods: [string, number][] = [
-        ['30 days', 30],
-        ['90 days', 90],
-        ['1 day', 1],
-      ];
+      const periods = options.periods
+        .split(',')
+        .map(Number)
+        .map((days): [string, number] => [days === 1 ? '1 day' : `${days} days`, days]);
       for (const [label, days] of periods) {
         await compareWithBare(`analytics ${label}`, server.url, target(days), { connections: CONNECTIONS });
       }

@@ -175,7 +175,7 @@ describe('upgrading a database made before migrations 0011 to 0015', () => {
 });
 
 describe('upgrading a database made before migration 0016', () => {
-  it('fills the daily rollups from the hourly ones, and keeps them the sum of their hours after', async () => {
+  it('fills the daily rollups and the running totals from the hourly ones, and keeps them the sums of their hours after', async () => {
     const { database, close } = await databaseBefore('0016');
     try {
       const db = anyTables(database);
@@ -259,6 +259,29 @@ describe('upgrading a database made before migration 0016', () => {
         ['t1', 24 * HOUR, 'personalized', 5, 1],
         ['t2', 0, 'personalized', 6, 2],
       ]);
+      /** Running sessions and conversions per audience, both arms; `null` for the row at hour 0. */
+      const running = async () =>
+        (
+          await db
+            .selectFrom('audience_running_stats')
+            .select(['tenant_id', 'hour', 'sessions', 'conversions'])
+            .orderBy('tenant_id')
+            .orderBy('hour')
+            .execute()
+        ).map((row) => [
+          row.tenant_id,
+          Number(row.hour) === 0 ? null : Number(row.hour) - day,
+          ...[row.sessions, row.conversions].map(Number),
+        ]);
+      expect(await running()).toEqual([
+        ['t1', null, 0, 0],
+        ['t1', 0, 1, 0],
+        ['t1', 5 * HOUR, 6, 1],
+        ['t1', 23 * HOUR, 10, 2],
+        ['t1', 24 * HOUR, 15, 3],
+        ['t2', null, 0, 0],
+        ['t2', 3 * HOUR, 6, 2],
+      ]);
 
       // What ingestion does to an hour: insert it, or add to it.
       const addToHour = (row: ReturnType<typeof hour>) =>
@@ -282,6 +305,20 @@ describe('upgrading a database made before migration 0016', () => {
         ['t1', 24 * HOUR, 'personalized', 5, 1],
         ['t2', 0, 'personalized', 6, 2],
         ['t2', 48 * HOUR, 'personalized', 1, 0],
+      ]);
+      // An hour between two that have sessions starts from the totals before it.
+      await addToHour(hour('t1', day + 10 * HOUR, 'personalized', 2));
+      expect(await running()).toEqual([
+        ['t1', null, 0, 0],
+        ['t1', 0, 1, 0],
+        ['t1', 5 * HOUR, 9, 2],
+        ['t1', 10 * HOUR, 11, 2],
+        ['t1', 23 * HOUR, 15, 3],
+        ['t1', 24 * HOUR, 20, 4],
+        ['t1', 30 * HOUR, 29, 7],
+        ['t2', null, 0, 0],
+        ['t2', 3 * HOUR, 6, 2],
+        ['t2', 50 * HOUR, 7, 2],
       ]);
     } finally {
       await close();

@@ -52,6 +52,14 @@ function splitBy({ start, end }: Period, unit: number): { whole?: Period; edges:
   return first < last ? { whole: { start: first, end: last }, edges } : { edges };
 }
 
+/**
+ * A period as its whole hours, when it holds one (the running totals answer them), and the partial
+ * hours at either end, each inside one hour (the sessions themselves).
+ */
+export function splitByHours(period: Period): { whole?: Period; edges: Period[] } {
+  return splitBy(period, HOUR_MS);
+}
+
 /** A period as the sums that answer it exactly, each span from the coarsest source that can. */
 export interface PeriodParts {
   /** Whole UTC days: the daily rollups. At most one span. */

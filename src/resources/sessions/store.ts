@@ -1,4 +1,4 @@
-import { type Selectable, sql } from 'kysely';
+import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import { columnsOf } from '../../db/compiled.ts';
 import { compiled, type TenantDb } from '../../db/tenant-db.ts';
 import type { Period } from './period.ts';
@@ -110,26 +110,58 @@ function rollupRows(db: TenantDb<SessionsTables>, rollup: Rollup, span: Period) 
     .where(sql.ref(start), '<', span.end);
 }
 
-/** Totals per audience, both arms together, from the rollups of `span` (whole hours or whole days). */
-export function rollupTotals(
+/**
+ * Totals per audience, both arms together, of the whole hours of `span` (which must begin and end on
+ * an hour): the running totals before its end less those before its start, for each audience that
+ * has any (the others have none). Each side is one lookup of the latest row before the instant, found
+ * from the audience's row at hour 0: two index seeks per audience and side, whatever the period.
+ */
+export async function runningTotals(
   db: TenantDb<SessionsTables>,
-  rollup: Rollup,
   audienceIds: string[],
   span: Period,
 ): Promise<AudienceTotals[]> {
-  return rollupRows(db, rollup, span)
-    .select((eb) => ['audience_id', ...TOTAL_FIELDS.map((field) => eb.fn.sum<number>(field).as(field))])
-    .where('audience_id', 'in', audienceIds)
-    .groupBy('audience_id')
+  const latestBefore =
+    (instant: number) => (eb: ExpressionBuilder<SessionsTables, 'audience_running_stats'>) =>
+      eb
+        .selectFrom('audience_running_stats as previous')
+        .select((inner) => inner.fn.max('previous.hour').as('hour'))
+        .whereRef('previous.audience_id', '=', 'audience_running_stats.audience_id')
+        .where('previous.hour', '<', instant);
+  const rows = await db
+    .selectFrom('audience_running_stats')
+    .leftJoin('audience_running_stats as at_end', (join) =>
+      join
+        .onRef('at_end.audience_id', '=', 'audience_running_stats.audience_id')
+        .on('at_end.hour', '=', latestBefore(span.end)),
+    )
+    .leftJoin('audience_running_stats as at_start', (join) =>
+      join
+        .onRef('at_start.audience_id', '=', 'audience_running_stats.audience_id')
+        .on('at_start.hour', '=', latestBefore(span.start)),
+    )
+    .select((eb) => [
+      'audience_running_stats.audience_id',
+      ...TOTAL_FIELDS.map((field) =>
+        eb(
+          eb.fn.coalesce(`at_end.${field}`, sql.lit(0)),
+          '-',
+          eb.fn.coalesce(`at_start.${field}`, sql.lit(0)),
+        ).as(field),
+      ),
+    ])
+    .where('audience_running_stats.audience_id', 'in', audienceIds)
+    .where('audience_running_stats.hour', '=', 0)
     .execute();
+  return rows as AudienceTotals[];
 }
 
 const converted = sql<number>`CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END`;
 
-/** Totals per audience computed from the sessions that started in `span`. */
+/** Totals per audience of the page computed from its sessions that started in `span`, one range of an index. */
 export function sessionTotals(
   db: TenantDb<SessionsTables>,
-  audienceIds: string[],
+  pageId: string,
   span: Period,
 ): Promise<AudienceTotals[]> {
   const bounced = sql<number>`CASE WHEN interactions = 0 AND cta_clicks = 0 AND form_submits = 0 AND time_spent_ms < ${BOUNCE_MS} THEN 1 ELSE 0 END`;
@@ -146,7 +178,7 @@ export function sessionTotals(
       eb.fn.sum<number>(sql<number>`CASE WHEN cta_clicks > 0 THEN 1 ELSE 0 END`).as('cta_sessions'),
       eb.fn.sum<number>(sql<number>`CASE WHEN form_submits > 0 THEN 1 ELSE 0 END`).as('form_submit_sessions'),
     ])
-    .where('audience_id', 'in', audienceIds)
+    .where('page_id', '=', pageId)
     .where('started_at', '>=', span.start)
     .where('started_at', '<', span.end)
     .groupBy('audience_id')

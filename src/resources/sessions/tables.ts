@@ -59,8 +59,22 @@ export interface AudienceDailyStatsTable extends SessionSums {
   arm: Arm;
 }
 
+/**
+ * Running totals of an audience, both arms together (migration 0027): the row at an hour holds the
+ * sums of every hour of the audience up to and including it. There is a row at hour 0 and at every
+ * hour the audience has sessions in, kept by database triggers on every change of an hourly row.
+ * Analytics read a period's whole hours as the difference of two rows.
+ */
+export interface AudienceRunningStatsTable extends SessionSums {
+  tenant_id: string;
+  audience_id: string;
+  /** Start of the hour, epoch milliseconds; 0 for the row before any session. */
+  hour: number;
+}
+
 export type SessionsTables = {
   sessions: SessionsTable;
   audience_hourly_stats: AudienceHourlyStatsTable;
   audience_daily_stats: AudienceDailyStatsTable;
+  audience_running_stats: AudienceRunningStatsTable;
 };
