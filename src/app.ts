@@ -118,6 +118,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
   });
   idempotentPosts(api);
   api.addHook('onRoute', (route) => {
+    route.config = { ...route.config, rateLimited: true };
     route.schema = {
       ...route.schema,
       response: { ...(route.schema?.response as object), '4XX': Problem, '5XX': Problem },

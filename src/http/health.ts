@@ -18,6 +18,8 @@ export async function healthRoutes(app: Api, database: Database): Promise<void> 
         tags: ['Operations'],
         operationId: 'getHealth',
         summary: 'The process is up',
+        description:
+          'The process is up and serving HTTP; it does not look at the database (GET /readyz does). Needs no key.',
         security: [],
         response: { 200: Status, [URI_TOO_LONG]: Problem },
       },

@@ -85,6 +85,9 @@ async function reportScope(app: Api, options: PublicRouteOptions): Promise<void>
  */
 export async function publicRoutes(app: Api, options: PublicRouteOptions): Promise<void> {
   app.addHook('onRequest', (request, reply) => options.rateLimit.take(clientKey(request.ip), reply));
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, rateLimited: true };
+  });
   await app.register(pageScope, options);
   await app.register(reportScope, options);
 }
