@@ -229,12 +229,13 @@ export async function buildApp(
 /** What needs no API key, on either origin: every request carries its own signed credential, or none. */
 async function registerPublicSide(
   app: Api,
-  { database, signer, storage, pages }: AppOptions,
+  { database, signer, storage, pages, publicUrl }: AppOptions,
   { servesPages, limits }: { servesPages: boolean; limits: PublicLimits },
 ) {
   await app.register(fileDownloadRoutes, { limits: limits.downloads, signer, storage });
   await app.register(tenantDomainCheckRoutes, { database });
   await app.register(publicRoutes, {
+    apiUrl: publicUrl,
     pages,
     servesPages,
     database,

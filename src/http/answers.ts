@@ -154,10 +154,11 @@ function commonErrors(method: string, operation: DocumentedOperation, rateLimite
   const keyed = operation.security === undefined;
   const statuses = [400, 408, 414, 431, 500, 503];
   if (keyed) statuses.push(401);
-  if (keyed && method !== 'get') statuses.push(403);
+  // A change can meet a state that forbids it, or a unique value taken, in every resource.
+  if (keyed && method !== 'get') statuses.push(403, 409);
   if (operation.parameters?.some((parameter) => parameter.in === 'path')) statuses.push(404);
   if (operation.requestBody) statuses.push(413, 415);
-  if (keyed && method === 'post') statuses.push(409, 422);
+  if (keyed && method === 'post') statuses.push(422);
   if (rateLimited) statuses.push(429);
   return statuses;
 }

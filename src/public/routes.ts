@@ -16,6 +16,8 @@ import { trackerRoutes } from './tracker-routes.ts';
 const VISITOR_BODY_LIMIT = 64 * 1024;
 
 export interface PublicRouteOptions extends PageServing {
+  /** The API's own address, where the resources visitors create are read. */
+  apiUrl: string;
   /** True on the pages origin, which serves the pages; the API origin sends their addresses there. */
   servesPages: boolean;
   /** Requests per client address. */
