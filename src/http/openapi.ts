@@ -180,6 +180,25 @@ function foldOperation(names: SchemaNames, operation: Operation): void {
   for (const parameter of operation.parameters ?? []) parameter.schema = names.fold(parameter.schema);
 }
 
+/**
+ * A body that may be of several media types (an image upload, a beacon's JSON as text) names them in
+ * a required Content-Type header parameter: generated clients then let the caller say which type it
+ * sends, rather than fixing the first one listed.
+ */
+function declareContentType(operation: Json): void {
+  const content = (operation.requestBody as { content?: Json } | undefined)?.content ?? {};
+  const mediaTypes = Object.keys(content);
+  if (mediaTypes.length < 2) return;
+  const parameter = {
+    name: 'Content-Type',
+    in: 'header',
+    required: true,
+    description: `The media type of the body: ${mediaTypes.join(', ')}`,
+    schema: { type: 'string', enum: mediaTypes },
+  };
+  operation.parameters = [...((operation.parameters as unknown[]) ?? []), parameter];
+}
+
 /** Every operation under a tag the document describes: a tag named nowhere else is a mistake. */
 function checkTags(path: string, method: string, operation: Json): void {
   const tags = (operation.tags ?? []) as string[];
@@ -201,6 +220,7 @@ function finishDocument(document: Json, webhooks: Record<string, WebhookPathItem
     for (const [method, operation] of Object.entries(pathItem)) {
       checkTags(path, method, operation as Json);
       answers.complete(method, operation as Json);
+      declareContentType(operation as Json);
     }
   }
   const pathItems = [...Object.values(document.paths as Record<string, Json>), ...Object.values(webhooks)];

@@ -14,8 +14,8 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 // server serves (status, media type, headers, body) by a strict validator. Rate limits are on (and
 // high), so that their headers are sent and checked.
 
-/** Generated requests (the fuzz suite's generator, with a fixed seed): about 5 per operation. */
-const GENERATED = Number(process.env.TRAFFIC_REQUESTS ?? 400);
+/** Generated requests (the fuzz suite's generator, with a fixed seed): 3 or 4 per operation. */
+const GENERATED = Number(process.env.TRAFFIC_REQUESTS ?? 300);
 const SEED = 20261127;
 const LIMITS = { rateLimitRps: 100_000, publicRateLimitRps: 100_000 };
 
