@@ -14,8 +14,8 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 // server serves (status, media type, headers, body) by a strict validator. Rate limits are on (and
 // high), so that their headers are sent and checked.
 
-/** Generated requests (the fuzz suite's generator, with a fixed seed): 3 or 4 per operation. */
-const GENERATED = Number(process.env.TRAFFIC_REQUESTS ?? 300);
+/** Generated requests (the fuzz suite's generator, with a fixed seed): about 7 per operation. */
+const GENERATED = Number(process.env.TRAFFIC_REQUESTS ?? 600);
 const SEED = 20261127;
 const LIMITS = { rateLimitRps: 100_000, publicRateLimitRps: 100_000 };
 
@@ -149,6 +149,7 @@ describe('live traffic against the served document', () => {
       url: '/v0/public/tracker.js',
       headers: { 'if-none-match': etag },
     });
+    expect([...(statuses.get('GET /healthz') ?? [])].sort()).toEqual([200, 400, 414, 431]);
     expect(notModified.status).toBe(304);
     expect(notModified.headers.get('content-type')).toBeNull();
     await exchange({ method: 'GET', url: '/v0/public/domains?domain=nobody.example' });
