@@ -122,6 +122,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
   });
   idempotentPosts(api);
   api.addHook('onRoute', (route) => {
+    route.config = { ...route.config, rateLimited: true };
     route.schema = {
       ...route.schema,
       response: { ...(route.schema?.response as object), '4XX': Problem, '5XX': Problem },
@@ -232,12 +233,13 @@ export async function buildApp(
 /** What needs no API key, on either origin: every request carries its own signed credential, or none. */
 async function registerPublicSide(
   app: Api,
-  { database, signer, storage, pages }: AppOptions,
+  { database, signer, storage, pages, publicUrl }: AppOptions,
   { servesPages, limits }: { servesPages: boolean; limits: PublicLimits },
 ) {
   await app.register(fileDownloadRoutes, { limits: limits.downloads, signer, storage, database });
   await app.register(tenantDomainCheckRoutes, { database });
   await app.register(publicRoutes, {
+    apiUrl: publicUrl,
     pages,
     servesPages,
     database,

@@ -2,14 +2,14 @@ import { sql } from 'kysely';
 import { Type } from 'typebox';
 import type { Database } from '../db/connection.ts';
 import { AppError } from '../shared/errors.ts';
-import { Problem } from './schemas.ts';
 import type { Api } from './types.ts';
 
 const Status = Type.Object({ status: Type.String() }, { title: 'HealthStatus' });
-/** The client error a probe can get: a request target over the server's limit (src/http/client-errors.ts). */
-const URI_TOO_LONG = 414;
 
-/** Liveness and readiness probes; they need no API key. */
+/**
+ * Liveness and readiness probes; they need no API key. Their error statuses (400, 414, 431, 503…)
+ * are those of every operation, which the document adds (src/http/answers.ts).
+ */
 export async function healthRoutes(app: Api, database: Database): Promise<void> {
   app.get(
     '/healthz',
@@ -18,8 +18,10 @@ export async function healthRoutes(app: Api, database: Database): Promise<void> 
         tags: ['Operations'],
         operationId: 'getHealth',
         summary: 'The process is up',
+        description:
+          'The process is up and serving HTTP; it does not look at the database (GET /readyz does). Needs no key.',
         security: [],
-        response: { 200: Status, [URI_TOO_LONG]: Problem },
+        response: { 200: Status },
       },
     },
     () => ({
@@ -36,7 +38,7 @@ export async function healthRoutes(app: Api, database: Database): Promise<void> 
         summary: 'The database is reachable',
         description: '503 `unavailable` while the database cannot be reached or the server is shutting down.',
         security: [],
-        response: { 200: Status, [URI_TOO_LONG]: Problem, 503: Problem },
+        response: { 200: Status },
       },
     },
     async () => {

@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
-import { EMPTY_BODY_NAME } from './schemas.ts';
+import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
+import { Answers, HEADERS, IDEMPOTENCY_KEY_PARAMETER, RATE_LIMITED } from './answers.ts';
+import { EMPTY_BODY_NAME, Problem } from './schemas.ts';
 
 const DESCRIPTION = `Tailor keeps marketing pages, generates a personalized version of a page for each audience,
 serves those versions through page links, measures each audience's sessions and reports what happened
@@ -15,6 +16,68 @@ epoch milliseconds. Lists are keyset-paginated: pass \`nextCursor\` back as \`cu
 
 Operations are named \`verbNoun\` (\`createPerson\`, \`listPersons\`, \`publishPage\`); every body is a named
 schema under \`components.schemas\`; the \`webhooks\` section lists each event kind Tailor sends.`;
+
+/** The document's tags, each operation under one of them, in the order a reader meets them. */
+const TAGS = [
+  {
+    name: 'Operations',
+    description: 'Liveness and readiness probes for load balancers and orchestrators; no key.',
+  },
+  {
+    name: 'Tenant',
+    description:
+      "The caller's tenant and key: its slug (for public page addresses) and whether the key is read-only.",
+  },
+  {
+    name: 'Tenant domains',
+    description:
+      "A tenant's own hostnames for its pages, and the public check a TLS proxy asks before getting a certificate.",
+  },
+  {
+    name: 'Accounts',
+    description: 'Companies, identified by their canonical domain, with the persons linked to them.',
+  },
+  {
+    name: 'Persons',
+    description:
+      'People, linked to an account by their email domain, and the log of notes and activity about each.',
+  },
+  {
+    name: 'Pages',
+    description: 'Marketing pages: their copy, actions and widgets; drafted, published, archived, restored.',
+  },
+  {
+    name: 'Brands',
+    description: "What a generated page may say and how it looks: a brand's voice, claims and logo.",
+  },
+  { name: 'Topics', description: 'Knowledge that personalization draws on, entry by entry.' },
+  { name: 'Files', description: 'Uploaded images and their signed download links.' },
+  { name: 'Assets', description: 'Named uses of files (a logo, an image), trashed and restored.' },
+  {
+    name: 'Audiences',
+    description:
+      "A page's audiences (a person or an account), the personalized versions generated for each, their drafts and publishing.",
+  },
+  { name: 'Page links', description: "The addresses at which visitors open an audience's page." },
+  {
+    name: 'Analytics',
+    description: "How each audience's sessions go, and the lift of its personalized page over the baseline.",
+  },
+  {
+    name: 'Form submissions',
+    description: "What visitors sent through pages' action forms, and its enrichment.",
+  },
+  {
+    name: 'Webhooks',
+    description:
+      'Signed event deliveries to subscribers: subscriptions, their secrets, tests, deliveries and retries.',
+  },
+  {
+    name: 'Public',
+    description:
+      "What public pages use from visitors' browsers: no key, the page's signed token is the credential.",
+  },
+];
 
 type Json = Record<string, unknown>;
 /** A path item of the document's `webhooks` section: what Tailor POSTs to subscribers. */
@@ -117,9 +180,49 @@ function foldOperation(names: SchemaNames, operation: Operation): void {
   for (const parameter of operation.parameters ?? []) parameter.schema = names.fold(parameter.schema);
 }
 
-/** The document @fastify/swagger built, with its named schemas under components and the webhooks added. */
+/**
+ * A body that may be of several media types (an image upload, a beacon's JSON as text) names them in
+ * a required Content-Type header parameter: generated clients then let the caller say which type it
+ * sends, rather than fixing the first one listed.
+ */
+function declareContentType(operation: Json): void {
+  const content = (operation.requestBody as { content?: Json } | undefined)?.content ?? {};
+  const mediaTypes = Object.keys(content);
+  if (mediaTypes.length < 2) return;
+  const parameter = {
+    name: 'Content-Type',
+    in: 'header',
+    required: true,
+    description: `The media type of the body: ${mediaTypes.join(', ')}`,
+    schema: { type: 'string', enum: mediaTypes },
+  };
+  operation.parameters = [...((operation.parameters as unknown[]) ?? []), parameter];
+}
+
+/** Every operation under a tag the document describes: a tag named nowhere else is a mistake. */
+function checkTags(path: string, method: string, operation: Json): void {
+  const tags = (operation.tags ?? []) as string[];
+  if (tags.length === 0 || tags.some((tag) => !TAGS.some((known) => known.name === tag))) {
+    throw new Error(`${method.toUpperCase()} ${path} needs a tag of the document's TAGS, not ${tags}`);
+  }
+}
+
+/**
+ * The document @fastify/swagger built, with every answer completed (src/http/answers.ts), its named
+ * schemas under components and the webhooks added.
+ */
 function finishDocument(document: Json, webhooks: Record<string, WebhookPathItem>): Json {
   const names = new SchemaNames();
+  // Every error answer refers to it (src/http/answers.ts), rather than to a route's own copy.
+  names.fold(Problem);
+  const answers = new Answers();
+  for (const [path, pathItem] of Object.entries(document.paths as Record<string, Json>)) {
+    for (const [method, operation] of Object.entries(pathItem)) {
+      checkTags(path, method, operation as Json);
+      answers.complete(method, operation as Json);
+      declareContentType(operation as Json);
+    }
+  }
   const pathItems = [...Object.values(document.paths as Record<string, Json>), ...Object.values(webhooks)];
   for (const pathItem of pathItems) {
     for (const operation of Object.values(pathItem)) foldOperation(names, operation as Operation);
@@ -128,12 +231,22 @@ function finishDocument(document: Json, webhooks: Record<string, WebhookPathItem
   const components = document.components as Json;
   return {
     ...document,
+    tags: TAGS,
     webhooks,
     components: {
       ...components,
       schemas: { ...(components.schemas as Json), ...Object.fromEntries(sorted) },
+      responses: Object.fromEntries(Object.entries(answers.responses).sort(([a], [b]) => a.localeCompare(b))),
+      headers: HEADERS,
+      parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER },
     },
   };
+}
+
+/** Passes a route's config that the document needs on to its operation (see src/http/answers.ts). */
+function transformRoute({ schema, url, route }: { schema: FastifySchema; url: string; route: RouteOptions }) {
+  if (!schema || (schema as Json).hide) return { schema, url };
+  return { schema: { ...schema, [RATE_LIMITED]: route.config?.rateLimited === true }, url };
 }
 
 /**
@@ -153,6 +266,7 @@ export async function registerOpenApi(
         version: '0',
         description: DESCRIPTION,
         license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+        contact: { name: 'Tailor API reference', url: `${publicUrl}/docs` },
       },
       servers: [{ url: publicUrl }],
       components: {
@@ -160,6 +274,7 @@ export async function registerOpenApi(
       },
       security: [{ apiKey: [] }],
     },
+    transform: transformRoute,
     transformObject: (built) =>
       finishDocument(
         ('openapiObject' in built ? built.openapiObject : built.swaggerObject) as Json,

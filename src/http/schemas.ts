@@ -27,6 +27,23 @@ export const Nullable = <T extends TSchema>(schema: T, options: { description?: 
 export const NullableTimestamp = Nullable(Timestamp);
 
 /**
+ * An instant given as input (decisions §2): an RFC 3339 date-time or the "+ms" form, exactly what
+ * shared/time.ts `parseInstant` reads: the date-time spelled out to the second (no leap second,
+ * which no Date holds), with "T" and an offset.
+ */
+export const Instant = (description: string) =>
+  Type.Union(
+    [
+      Type.String({
+        format: 'date-time',
+        pattern: '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:[0-5]\\d(\\.\\d+)?([Zz]|[+-]\\d{2}:\\d{2})$',
+      }),
+      Type.String({ pattern: TIMESTAMP_PATTERN }),
+    ],
+    { description },
+  );
+
+/**
  * An absolute http(s) URL, the only kind a client may store for a site or a profile: a link to it
  * can never run script (`javascript:`, `data:`), whatever case or leading characters it tries.
  */

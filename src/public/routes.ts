@@ -16,6 +16,8 @@ import { trackerRoutes } from './tracker-routes.ts';
 const VISITOR_BODY_LIMIT = 64 * 1024;
 
 export interface PublicRouteOptions extends PageServing {
+  /** The API's own address, where the resources visitors create are read. */
+  apiUrl: string;
   /** True on the pages origin, which serves the pages; the API origin sends their addresses there. */
   servesPages: boolean;
   /** Requests per client address. */
@@ -86,6 +88,9 @@ async function reportScope(app: Api, options: PublicRouteOptions): Promise<void>
  */
 export async function publicRoutes(app: Api, options: PublicRouteOptions): Promise<void> {
   app.addHook('onRequest', (request, reply) => options.rateLimit.take(clientKey(request.ip), reply));
+  app.addHook('onRoute', (route) => {
+    route.config = { ...route.config, rateLimited: true };
+  });
   await app.register(pageScope, options);
   await app.register(reportScope, options);
 }

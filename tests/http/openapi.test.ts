@@ -113,8 +113,11 @@ describe('operations endpoints', () => {
     expect(body.additionalProperties).toBe(false);
     expect(body.properties.name).toMatchObject({ minLength: 1, maxLength: 255 });
     expect(body.properties.phoneNumber.pattern).toBe('^\\+[1-9]\\d{1,14}$');
-    const problem = document.paths['/v0/persons'].post.responses['4XX'];
-    expect(problem).toBeDefined();
+    const problem = document.paths['/v0/persons'].post.responses['400'];
+    expect(problem.$ref).toBe('#/components/responses/BadRequestIdempotent');
+    expect(document.components.responses.BadRequestIdempotent.content).toEqual({
+      'application/problem+json': { schema: document.components.schemas.Problem },
+    });
   });
 
   it('/docs renders the reference page', async () => {

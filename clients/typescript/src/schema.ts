@@ -11,7 +11,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The process is up */
+    /**
+     * The process is up
+     * @description The process is up and serving HTTP; it does not look at the database (GET /readyz does). Needs no key.
+     */
     get: operations['getHealth'];
     put?: never;
     post?: never;
@@ -156,14 +159,20 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an account */
+    /**
+     * Get an account
+     * @description The account with its canonical domain, its linked persons and their latest activity.
+     */
     get: operations['getAccount'];
     put?: never;
     post?: never;
     delete?: never;
     options?: never;
     head?: never;
-    /** Rename an account */
+    /**
+     * Rename an account
+     * @description Changes the account's name; its domain, which persons are linked by, stays.
+     */
     patch: operations['renameAccount'];
     trace?: never;
   };
@@ -198,11 +207,17 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a person */
+    /**
+     * Get a person
+     * @description The person with their email, its domain (which links them to the account of that domain), phone number and profile URL.
+     */
     get: operations['getPerson'];
     put?: never;
     post?: never;
-    /** Erase a person and their log */
+    /**
+     * Erase a person and their log
+     * @description Deletes the person and every entry of their log for good.
+     */
     delete: operations['deletePerson'];
     options?: never;
     head?: never;
@@ -226,7 +241,10 @@ export interface paths {
      */
     get: operations['listPersonLogs'];
     put?: never;
-    /** Add a note to a person */
+    /**
+     * Add a note to a person
+     * @description Adds a user-authored plain-text note to the person's log; it can be edited later (PATCH …/logs/{person_log_id}).
+     */
     post: operations['createPersonNote'];
     delete?: never;
     options?: never;
@@ -393,7 +411,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a brand profile */
+    /**
+     * Get a brand profile
+     * @description The brand profile by the id the client chose for it (PUT /v0/brands/{brand_id}).
+     */
     get: operations['getBrand'];
     /**
      * Create or replace a brand profile
@@ -522,7 +543,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an entry of a topic */
+    /**
+     * Get an entry of a topic
+     * @description One entry of the topic, with its content and sortOrder.
+     */
     get: operations['getTopicEntry'];
     put?: never;
     post?: never;
@@ -627,7 +651,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an asset */
+    /**
+     * Get an asset
+     * @description The asset in any lifecycle state, trashed ones included, with its file's signed download links.
+     */
     get: operations['getAsset'];
     put?: never;
     post?: never;
@@ -744,7 +771,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get an audience */
+    /**
+     * Get an audience
+     * @description The audience of the page, archived ones included: its names, its person or account, its latest and published versions and its effective metadata.
+     */
     get: operations['getAudience'];
     put?: never;
     post?: never;
@@ -897,7 +927,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List webhook subscriptions */
+    /**
+     * List webhook subscriptions
+     * @description Newest first. Secrets are never listed: one is shown only when it is made (create, rotate_secret).
+     */
     get: operations['listWebhookSubscriptions'];
     put?: never;
     /**
@@ -918,7 +951,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Get a webhook subscription */
+    /**
+     * Get a webhook subscription
+     * @description The subscription's URL, event filter and whether it is active; its secret is never shown again.
+     */
     get: operations['getWebhookSubscription'];
     put?: never;
     post?: never;
@@ -987,7 +1023,7 @@ export interface paths {
     put?: never;
     /**
      * Send a test event
-     * @description Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events`, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; it is in the delivery log, where it can be retried. 409 `invalid_state` while the subscription is switched off.
+     * @description Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events`, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; whatever the receiver answers (a `410` included), the subscription stays as it was. It is in the delivery log, where it can be retried. 409 `invalid_state` while the subscription is switched off.
      */
     post: operations['testWebhookSubscription'];
     delete?: never;
@@ -1207,7 +1243,7 @@ export interface paths {
     put?: never;
     /**
      * Report session events
-     * @description Sent by the public page's tracking script (sendBeacon-friendly: a text/plain body holding JSON is accepted). No API key: the page's signed token names tenant, page, audience and link. A forged or expired token, an unknown event type or more than 50 events is a 400 and stores nothing. Limited (docs/analytics.md#limits): requests per client address, batches per page view (its token), new sessions per page view and per address and audience; past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session's time and interactions are capped at what one visit can produce (4 hours, 10,000). Answered once the batch is on disk.
+     * @description Sent by the public page's tracking script (sendBeacon-friendly: a text/plain body holding JSON is accepted). No API key: the page's signed token names tenant, page, audience and link. A forged or expired token, an unknown event type or more than 50 events is a 400 and stores nothing. Limited (docs/analytics.md#limits): requests per client address, batches per visit (its token and session), new sessions per address and audience; past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session's time and interactions are capped at what one visit can produce (4 hours, 10,000). Answered once the batch is on disk.
      */
     post: operations['reportSessionEvents'];
     delete?: never;
@@ -1227,7 +1263,7 @@ export interface paths {
     put?: never;
     /**
      * Submit a form
-     * @description Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. At most 64 KiB (413), 50 fields of at most 5,000 characters (400). Limited per client address and per page view (its token): past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session that the submission would start counts it only within the limits on new sessions. Answered once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.
+     * @description Sent by a public page's action form (a text/plain body holding JSON is accepted too). No API key: the page's signed token names tenant, page, audience and link; a forged, altered or expired token is a 400 on `/body/token` and stores nothing. The address enriched is `email`, else `fields.email`. At most 64 KiB (413), 50 fields of at most 5,000 characters (400). Limited per client address and per visit (its token, and its session or else its address): past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session that the submission would start counts it only within the limits on new sessions. Answered 201 with the submission's address on the API (`Location`, read with an API key) once the submission, its `form.submitted` event and its enrichment job are on disk; enrichment then ends in `form.enriched` or `form.enrichment_failed`. See docs/forms.md.
      */
     post: operations['submitForm'];
     delete?: never;
@@ -1369,7 +1405,7 @@ export interface webhooks {
     put?: never;
     /**
      * The webhook.test event
-     * @description A test sent with POST /v0/webhook_subscriptions/{subscription_id}/test. POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).
+     * @description A test sent with POST /v0/webhook_subscriptions/{subscription_id}/test. POSTed at once to the one subscription tested, whatever kinds it selects; signed as Standard Webhooks specifies (docs/webhooks.md).
      */
     post: operations['receiveWebhookTest'];
     delete?: never;
@@ -3030,10 +3066,366 @@ export interface components {
       data: components['schemas']['WebhookTestData'];
     };
   };
-  responses: never;
-  parameters: never;
+  responses: {
+    /** @description `validation_failed` (a field, parameter or header breaks its rule; `errors` names each), `invalid_json` or `invalid_cursor` */
+    BadRequest: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `validation_failed` (a field, parameter or header breaks its rule; `errors` names each), `invalid_json` or `invalid_cursor` */
+    BadRequestIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `validation_failed` (a field, parameter or header breaks its rule; `errors` names each), `invalid_json` or `invalid_cursor` */
+    BadRequestRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `conflict` (a retry while the first request with its Idempotency-Key still runs, or a unique value taken) or `invalid_state` (the current state forbids the action; `detail` names it) */
+    ConflictIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `conflict` (a retry while the first request with its Idempotency-Key still runs, or a unique value taken) or `invalid_state` (the current state forbids the action; `detail` names it) */
+    ConflictRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `forbidden`: a read-only key may only make GET requests */
+    ForbiddenIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `forbidden`: a read-only key may only make GET requests */
+    ForbiddenRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `headers_too_large`: the request headers are over the server's limit */
+    HeadersTooLarge: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `idempotency_key_reused`: the Idempotency-Key was used with another request */
+    IdempotencyKeyReusedIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `internal`: a bug, logged with the request id; never a stack trace */
+    InternalError: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `internal`: a bug, logged with the request id; never a stack trace */
+    InternalErrorIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `internal`: a bug, logged with the request id; never a stack trace */
+    InternalErrorRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `not_found`: nothing of the caller's tenant at this address (a malformed id included) */
+    NotFound: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `not_found`: nothing of the caller's tenant at this address (a malformed id included) */
+    NotFoundIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `not_found`: nothing of the caller's tenant at this address (a malformed id included) */
+    NotFoundRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `payload_too_large`: the body is over the endpoint's limit */
+    PayloadTooLargeIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `payload_too_large`: the body is over the endpoint's limit */
+    PayloadTooLargeRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `request_timeout`: the request did not arrive in time; the connection is closed */
+    RequestTimeout: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `rate_limited`: retry after `Retry-After` seconds */
+    TooManyRequestsIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        'Retry-After': components['headers']['Retry-After'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `rate_limited`: retry after `Retry-After` seconds */
+    TooManyRequestsRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Retry-After': components['headers']['Retry-After'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `missing_api_key` or `invalid_api_key` (unknown or revoked) */
+    UnauthorizedIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `missing_api_key` or `invalid_api_key` (unknown or revoked) */
+    UnauthorizedRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `unavailable`: the database cannot be reached or the server is shutting down; retry shortly */
+    Unavailable: {
+      headers: {
+        'Retry-After': components['headers']['Retry-After'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `unavailable`: the database cannot be reached or the server is shutting down; retry shortly */
+    UnavailableIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        'Retry-After': components['headers']['Retry-After'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `unavailable`: the database cannot be reached or the server is shutting down; retry shortly */
+    UnavailableRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Retry-After': components['headers']['Retry-After'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `unsupported_media_type`: the body is not of a type this endpoint takes */
+    UnsupportedMediaTypeIdempotent: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `unsupported_media_type`: the body is not of a type this endpoint takes */
+    UnsupportedMediaTypeRateLimited: {
+      headers: {
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+    /** @description `uri_too_long`: the request target is over 8,192 characters */
+    UriTooLong: {
+      headers: {
+        [name: string]: unknown;
+      };
+      content: {
+        'application/problem+json': components['schemas']['Problem'];
+      };
+    };
+  };
+  parameters: {
+    /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+    IdempotencyKey: string;
+  };
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description Requests the limit allows in its window (sent while rate limits are on) */
+    'RateLimit-Limit': number;
+    /** @description Requests left in the window */
+    'RateLimit-Remaining': number;
+    /** @description Seconds until the window is full again */
+    'RateLimit-Reset': number;
+    /** @description Seconds to wait before retrying: on every 429, and on a 503 while the database is away */
+    'Retry-After': number;
+    /** @description The address of the created resource */
+    Location: string;
+    /** @description true when this is the kept answer to an earlier request with the same Idempotency-Key */
+    'Idempotent-Replayed': 'true';
+    /** @description How to authenticate: `ApiKey header="x-api-key"` */
+    'WWW-Authenticate': string;
+    /** @description The version of the representation, for If-None-Match */
+    ETag: string;
+    /** @description How long and by whom the answer may be kept */
+    'Cache-Control': string;
+  };
   pathItems: never;
 }
 export type Account = components['schemas']['Account'];
@@ -3140,6 +3532,47 @@ export type WebhookSubscriptionUpdate = components['schemas']['WebhookSubscripti
 export type WebhookSubscriptionWithSecret = components['schemas']['WebhookSubscriptionWithSecret'];
 export type WebhookTestData = components['schemas']['WebhookTestData'];
 export type WebhookTestEvent = components['schemas']['WebhookTestEvent'];
+export type ResponseBadRequest = components['responses']['BadRequest'];
+export type ResponseBadRequestIdempotent = components['responses']['BadRequestIdempotent'];
+export type ResponseBadRequestRateLimited = components['responses']['BadRequestRateLimited'];
+export type ResponseConflictIdempotent = components['responses']['ConflictIdempotent'];
+export type ResponseConflictRateLimited = components['responses']['ConflictRateLimited'];
+export type ResponseForbiddenIdempotent = components['responses']['ForbiddenIdempotent'];
+export type ResponseForbiddenRateLimited = components['responses']['ForbiddenRateLimited'];
+export type ResponseHeadersTooLarge = components['responses']['HeadersTooLarge'];
+export type ResponseIdempotencyKeyReusedIdempotent =
+  components['responses']['IdempotencyKeyReusedIdempotent'];
+export type ResponseInternalError = components['responses']['InternalError'];
+export type ResponseInternalErrorIdempotent = components['responses']['InternalErrorIdempotent'];
+export type ResponseInternalErrorRateLimited = components['responses']['InternalErrorRateLimited'];
+export type ResponseNotFound = components['responses']['NotFound'];
+export type ResponseNotFoundIdempotent = components['responses']['NotFoundIdempotent'];
+export type ResponseNotFoundRateLimited = components['responses']['NotFoundRateLimited'];
+export type ResponsePayloadTooLargeIdempotent = components['responses']['PayloadTooLargeIdempotent'];
+export type ResponsePayloadTooLargeRateLimited = components['responses']['PayloadTooLargeRateLimited'];
+export type ResponseRequestTimeout = components['responses']['RequestTimeout'];
+export type ResponseTooManyRequestsIdempotent = components['responses']['TooManyRequestsIdempotent'];
+export type ResponseTooManyRequestsRateLimited = components['responses']['TooManyRequestsRateLimited'];
+export type ResponseUnauthorizedIdempotent = components['responses']['UnauthorizedIdempotent'];
+export type ResponseUnauthorizedRateLimited = components['responses']['UnauthorizedRateLimited'];
+export type ResponseUnavailable = components['responses']['Unavailable'];
+export type ResponseUnavailableIdempotent = components['responses']['UnavailableIdempotent'];
+export type ResponseUnavailableRateLimited = components['responses']['UnavailableRateLimited'];
+export type ResponseUnsupportedMediaTypeIdempotent =
+  components['responses']['UnsupportedMediaTypeIdempotent'];
+export type ResponseUnsupportedMediaTypeRateLimited =
+  components['responses']['UnsupportedMediaTypeRateLimited'];
+export type ResponseUriTooLong = components['responses']['UriTooLong'];
+export type ParameterIdempotencyKey = components['parameters']['IdempotencyKey'];
+export type HeaderRateLimitLimit = components['headers']['RateLimit-Limit'];
+export type HeaderRateLimitRemaining = components['headers']['RateLimit-Remaining'];
+export type HeaderRateLimitReset = components['headers']['RateLimit-Reset'];
+export type HeaderRetryAfter = components['headers']['Retry-After'];
+export type HeaderLocation = components['headers']['Location'];
+export type HeaderIdempotentReplayed = components['headers']['Idempotent-Replayed'];
+export type HeaderWwwAuthenticate = components['headers']['WWW-Authenticate'];
+export type HeaderETag = components['headers']['ETag'];
+export type HeaderCacheControl = components['headers']['Cache-Control'];
 export type $defs = Record<string, never>;
 export interface operations {
   getHealth: {
@@ -3160,15 +3593,12 @@ export interface operations {
           'application/json': components['schemas']['HealthStatus'];
         };
       };
-      /** @description RFC 9457 problem details */
-      414: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getReadiness: {
@@ -3189,24 +3619,12 @@ export interface operations {
           'application/json': components['schemas']['HealthStatus'];
         };
       };
-      /** @description RFC 9457 problem details */
-      414: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getTenant: {
@@ -3221,30 +3639,23 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['CurrentTenant'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listTenantDomains: {
@@ -3263,36 +3674,32 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TenantDomainList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createTenantDomain: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3310,30 +3717,30 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TenantDomain'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getTenantDomain: {
@@ -3350,30 +3757,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TenantDomain'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   deleteTenantDomain: {
@@ -3390,30 +3791,26 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TenantDomain'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   searchAccounts: {
@@ -3424,8 +3821,8 @@ export interface operations {
         limit?: number;
         /** @description Case-insensitive substring match; empty means no filter */
         query?: string;
-        /** @description true or 1: only accounts with no linked person */
-        includeEmptyOnly?: 'true' | 'false' | '1' | '0';
+        /** @description true or 1: only accounts with no linked person; false or 0 (the default): every account */
+        includeEmptyOnly?: string;
       };
       header?: never;
       path?: never;
@@ -3436,36 +3833,32 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AccountSearchList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createAccount: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3484,30 +3877,30 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Account'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getAccount: {
@@ -3524,30 +3917,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Account'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   renameAccount: {
@@ -3573,30 +3960,28 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Account'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listPersons: {
@@ -3619,36 +4004,32 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PersonList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createPerson: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -3669,6 +4050,11 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
@@ -3688,24 +4074,19 @@ export interface operations {
           'application/json': components['schemas']['Person'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getPerson: {
@@ -3722,6 +4103,9 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3741,24 +4125,15 @@ export interface operations {
           'application/json': components['schemas']['Person'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   deletePerson: {
@@ -3775,30 +4150,26 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PersonDeleted'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   updatePerson: {
@@ -3825,6 +4196,9 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -3844,24 +4218,19 @@ export interface operations {
           'application/json': components['schemas']['Person'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listPersonLogs: {
@@ -3882,36 +4251,33 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PersonLogList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createPersonNote: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         person_id: string;
       };
@@ -3931,30 +4297,31 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PersonLog'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   updatePersonNote: {
@@ -3981,30 +4348,28 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Success'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listPages: {
@@ -4026,36 +4391,32 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PageList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createPage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4138,30 +4499,30 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Page'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   searchPages: {
@@ -4180,30 +4541,23 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PageSearchList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   getPage: {
@@ -4220,30 +4574,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Page'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   deletePage: {
@@ -4260,30 +4608,26 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Page'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   updatePage: {
@@ -4316,36 +4660,37 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Page'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   publishPage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         page_id: string;
       };
@@ -4361,36 +4706,39 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Page'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   archivePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         page_id: string;
       };
@@ -4406,36 +4754,39 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Page'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   restorePage: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         page_id: string;
       };
@@ -4451,30 +4802,30 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Page'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getBrand: {
@@ -4491,30 +4842,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Brand'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   putBrand: {
@@ -4548,6 +4893,9 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -4557,30 +4905,29 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Brand'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   deleteBrand: {
@@ -4597,30 +4944,26 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['BrandDeleted'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listBrands: {
@@ -4639,36 +4982,32 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['BrandList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createTopic: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -4692,30 +5031,30 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Topic'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   searchTopics: {
@@ -4736,30 +5075,23 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TopicList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   getTopic: {
@@ -4776,30 +5108,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Topic'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   updateTopic: {
@@ -4825,36 +5151,37 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Topic'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createTopicEntry: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         topic_id: string;
       };
@@ -4878,30 +5205,31 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TopicEntry'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getTopicEntry: {
@@ -4919,30 +5247,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TopicEntry'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   updateTopicEntry: {
@@ -4972,36 +5294,39 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['TopicEntry'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   uploadFile: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+        /** @description The media type of the body: image/png, image/jpeg, image/gif, image/webp, image/svg+xml */
+        'Content-Type': 'image/png' | 'image/jpeg' | 'image/gif' | 'image/webp' | 'image/svg+xml';
+      };
       path?: never;
       cookie?: never;
     };
@@ -5019,30 +5344,30 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['File'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getFile: {
@@ -5059,30 +5384,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['File'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listAssets: {
@@ -5107,36 +5426,32 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AssetList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createAsset: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -5158,30 +5473,30 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Asset'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   listTrashedAssets: {
@@ -5204,30 +5519,23 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AssetTrashList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   getAsset: {
@@ -5244,30 +5552,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Asset'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   trashAsset: {
@@ -5284,36 +5586,35 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Asset'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   restoreAsset: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         asset_id: string;
       };
@@ -5329,30 +5630,30 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Asset'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   listPageLinks: {
@@ -5373,36 +5674,32 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PageLinkList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createPageLink: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -5424,30 +5721,30 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PageLink'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getPageLink: {
@@ -5464,30 +5761,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PageLink'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   deletePageLink: {
@@ -5504,30 +5795,26 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PageLink'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   updatePageLink: {
@@ -5553,30 +5840,28 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['PageLink'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listAudiences: {
@@ -5597,36 +5882,33 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AudienceList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createAudience: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         page_id: string;
       };
@@ -5650,30 +5932,31 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Audience'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getAudience: {
@@ -5691,30 +5974,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Audience'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   archiveAudience: {
@@ -5732,30 +6009,26 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Audience'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   updateAudience: {
@@ -5783,30 +6056,28 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Audience'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listAllAudiences: {
@@ -5829,30 +6100,23 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AudienceList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listAudienceVersions: {
@@ -5874,36 +6138,33 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AudienceVersionList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createAudienceVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         page_id: string;
         audience_id: string;
@@ -5920,30 +6181,31 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Audience'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getAudienceVersion: {
@@ -5962,30 +6224,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AudienceVersionWithContent'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   updateAudienceVersion: {
@@ -6022,36 +6278,37 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AudienceVersionWithContent'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   publishAudienceVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         page_id: string;
         audience_id: string;
@@ -6068,36 +6325,39 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Audience'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   cancelAudienceVersion: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         page_id: string;
         audience_id: string;
@@ -6114,30 +6374,30 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Audience'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   previewAudienceVersion: {
@@ -6156,30 +6416,26 @@ export interface operations {
       /** @description The page, as HTML */
       200: {
         headers: {
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'text/html': components['schemas']['PageHtml'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listWebhookSubscriptions: {
@@ -6198,36 +6454,32 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookSubscriptionList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   createWebhookSubscription: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path?: never;
       cookie?: never;
     };
@@ -6250,30 +6502,30 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookSubscriptionWithSecret'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getWebhookSubscription: {
@@ -6290,30 +6542,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookSubscription'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   deleteWebhookSubscription: {
@@ -6330,30 +6576,26 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookSubscriptionDeleted'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   updateWebhookSubscription: {
@@ -6383,36 +6625,37 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookSubscription'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   rotateWebhookSecret: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         subscription_id: string;
       };
@@ -6428,30 +6671,30 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookSubscriptionWithSecret'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   listWebhookDeliveries: {
@@ -6472,36 +6715,33 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookDeliveryList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   testWebhookSubscription: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         subscription_id: string;
       };
@@ -6517,36 +6757,39 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   retryWebhookDelivery: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409. */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
       path: {
         subscription_id: string;
         delivery_id: string;
@@ -6563,30 +6806,30 @@ export interface operations {
       /** @description Default Response */
       202: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestIdempotent'];
+      401: components['responses']['UnauthorizedIdempotent'];
+      403: components['responses']['ForbiddenIdempotent'];
+      404: components['responses']['NotFoundIdempotent'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictIdempotent'];
+      413: components['responses']['PayloadTooLargeIdempotent'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeIdempotent'];
+      422: components['responses']['IdempotencyKeyReusedIdempotent'];
+      429: components['responses']['TooManyRequestsIdempotent'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorIdempotent'];
+      503: components['responses']['UnavailableIdempotent'];
     };
   };
   getAudienceAnalytics: {
@@ -6608,30 +6851,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AudienceAnalytics'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   getAudienceLift: {
@@ -6658,30 +6895,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['AudienceLift'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   listFormSubmissions: {
@@ -6706,30 +6937,23 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['FormSubmissionList'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   getFormSubmission: {
@@ -6746,6 +6970,9 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6773,24 +7000,15 @@ export interface operations {
           'application/json': components['schemas']['FormSubmission'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
-      /** @description RFC 9457 problem details */
-      '5XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   downloadFile: {
@@ -6813,21 +7031,25 @@ export interface operations {
       /** @description The bytes, with their stored content type */
       200: {
         headers: {
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'image/*': components['schemas']['FileBytes'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   downloadFilePreview: {
@@ -6849,21 +7071,25 @@ export interface operations {
       /** @description The bytes, with their stored content type */
       200: {
         headers: {
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'image/*': components['schemas']['FileBytes'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   checkTenantDomain: {
@@ -6886,15 +7112,13 @@ export interface operations {
           'application/json': components['schemas']['HeldHostname'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   checkTenantDomainByQuery: {
@@ -6918,15 +7142,13 @@ export interface operations {
           'application/json': components['schemas']['HeldHostname'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequest'];
+      404: components['responses']['NotFound'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalError'];
+      503: components['responses']['Unavailable'];
     };
   };
   getTrackerScript: {
@@ -6941,6 +7163,11 @@ export interface operations {
       /** @description The script */
       200: {
         headers: {
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
@@ -6950,19 +7177,22 @@ export interface operations {
       /** @description Not modified: the copy the client has is current */
       304: {
         headers: {
+          ETag: components['headers']['ETag'];
+          'Cache-Control': components['headers']['Cache-Control'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content?: never;
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   reportSessionEvents: {
@@ -7008,21 +7238,24 @@ export interface operations {
       /** @description Default Response */
       200: {
         headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['SessionEventsAccepted'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   submitForm: {
@@ -7053,21 +7286,25 @@ export interface operations {
       /** @description Default Response */
       201: {
         headers: {
+          Location: components['headers']['Location'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['FormSubmissionAccepted'];
         };
       };
-      /** @description RFC 9457 problem details */
-      '4XX': {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['Problem'];
-        };
-      };
+      400: components['responses']['BadRequestRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      413: components['responses']['PayloadTooLargeRateLimited'];
+      414: components['responses']['UriTooLong'];
+      415: components['responses']['UnsupportedMediaTypeRateLimited'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
     };
   };
   receivePageVersionCreated: {
@@ -7348,13 +7585,6 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Gone: the subscription is switched off and gets nothing more */
-      410: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
       /** @description Received: any 2xx within 15 s is a success */
       '2XX': {
         headers: {
@@ -7362,7 +7592,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Anything else is retried on the retry schedule, then given up */
+      /** @description Anything else (a 410 included) is a failed test, not retried; the subscription stays active and the failure does not count towards switching it off */
       default: {
         headers: {
           [name: string]: unknown;

@@ -62,9 +62,11 @@ export const AccountRename = Type.Object(
 export const AccountSearchQuery = Type.Object({
   ...PageQuery,
   query: SearchQuery,
+  // One string type with a pattern, not a union of four literals: generated clients take a plain string.
   includeEmptyOnly: Type.Optional(
-    Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], {
-      description: 'true or 1: only accounts with no linked person',
+    Type.String({
+      pattern: '^(true|false|1|0)$',
+      description: 'true or 1: only accounts with no linked person; false or 0 (the default): every account',
     }),
   ),
 });

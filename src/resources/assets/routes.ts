@@ -93,6 +93,8 @@ export async function assetRoutes(api: Api, { files }: { files: AssetFiles }): P
         tags,
         operationId: 'getAsset',
         summary: 'Get an asset',
+        description:
+          "The asset in any lifecycle state, trashed ones included, with its file's signed download links.",
         params: AssetParams,
         response: { 200: Asset },
       },

@@ -64,6 +64,7 @@ export async function brandRoutes(api: Api, { checkLogo }: { checkLogo: LogoChec
         tags,
         operationId: 'getBrand',
         summary: 'Get a brand profile',
+        description: 'The brand profile by the id the client chose for it (PUT /v0/brands/{brand_id}).',
         params: BrandParams,
         response: { 200: Brand },
       },

@@ -26,8 +26,10 @@ const CONTENT_SECURITY_POLICY = "default-src 'none'; img-src data:; style-src 'u
 const linkResponses: Record<string, unknown> = {
   200: {
     description: 'The bytes, with their stored content type',
+    headers: { 'Cache-Control': Type.String() },
     content: { 'image/*': { schema: Type.String({ title: 'FileBytes', format: 'binary' }) } },
   },
+  403: Problem,
   '4XX': Problem,
 };
 
@@ -160,6 +162,7 @@ function linkRoute<Query extends TSchema>(
       method,
       url: route.url,
       exposeHeadRoute: false,
+      config: { rateLimited: true },
       schema: {
         tags,
         operationId: route.operationId,

@@ -4,6 +4,10 @@ import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/
 const Path = Type.String({
   minLength: 1,
   maxLength: 512,
+  // What the service's canonicalPath takes, before lowercasing: "/" or segments, none "." or ".."
+  // (spelled without lookahead, which not every validator or generator reads).
+  pattern:
+    '^(/|(/([A-Za-z0-9_~-][A-Za-z0-9._~-]*|\\.[A-Za-z0-9_~-][A-Za-z0-9._~-]*|\\.\\.[A-Za-z0-9._~-]+))+)$',
   description:
     'Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant\'s shared address when tenantDomainId is null); on a tenant domain it may not start with /v0',
 });

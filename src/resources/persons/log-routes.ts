@@ -22,6 +22,8 @@ export async function personLogRoutes(api: Api): Promise<void> {
         tags,
         operationId: 'createPersonNote',
         summary: 'Add a note to a person',
+        description:
+          "Adds a user-authored plain-text note to the person's log; it can be edited later (PATCH …/logs/{person_log_id}).",
         params: PersonParams,
         body: PersonLogCreate,
         response: { 201: PersonLog },

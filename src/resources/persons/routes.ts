@@ -67,6 +67,8 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
         tags,
         operationId: 'getPerson',
         summary: 'Get a person',
+        description:
+          'The person with their email, its domain (which links them to the account of that domain), phone number and profile URL.',
         params: PersonParams,
         response: { 200: Person },
       },
@@ -98,6 +100,7 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
         tags,
         operationId: 'deletePerson',
         summary: 'Erase a person and their log',
+        description: 'Deletes the person and every entry of their log for good.',
         params: PersonParams,
         response: { 200: PersonDeleted },
       },

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Count, IdParams, Nullable } from '../../http/schemas.ts';
+import { Count, IdParams, Instant, Nullable } from '../../http/schemas.ts';
 import { DEFAULT_MINIMUM_LIFT, DEFAULT_SEQUENTIAL_TUNING } from './sequential.ts';
 
 export const SessionId = Type.String({
@@ -61,10 +61,8 @@ export type EventBatch = Static<typeof EventBatch>;
 export const EventsAccepted = Type.Object({ accepted: Type.Integer() }, { title: 'SessionEventsAccepted' });
 
 export const AnalyticsQuery = Type.Object({
-  startDate: Type.Optional(
-    Type.String({ description: 'RFC 3339 date-time or "+ms"; default 30 days before endDate' }),
-  ),
-  endDate: Type.Optional(Type.String({ description: 'RFC 3339 date-time or "+ms"; default now; exclusive' })),
+  startDate: Type.Optional(Instant('RFC 3339 date-time or "+ms"; default 30 days before endDate')),
+  endDate: Type.Optional(Instant('RFC 3339 date-time or "+ms"; default now; exclusive')),
 });
 
 export const LiftQuery = Type.Object({

@@ -125,6 +125,7 @@ export async function topicRoutes(api: Api): Promise<void> {
         tags,
         operationId: 'getTopicEntry',
         summary: 'Get an entry of a topic',
+        description: 'One entry of the topic, with its content and sortOrder.',
         params: TopicEntryParams,
         response: { 200: TopicEntry },
       },

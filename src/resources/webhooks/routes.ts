@@ -72,6 +72,8 @@ export async function webhookRoutes(
         tags,
         operationId: 'listWebhookSubscriptions',
         summary: 'List webhook subscriptions',
+        description:
+          'Newest first. Secrets are never listed: one is shown only when it is made (create, rotate_secret).',
         querystring: WebhookListQuery,
         response: { 200: WebhookSubscriptionList },
       },
@@ -86,6 +88,8 @@ export async function webhookRoutes(
         tags,
         operationId: 'getWebhookSubscription',
         summary: 'Get a webhook subscription',
+        description:
+          "The subscription's URL, event filter and whether it is active; its secret is never shown again.",
         params: SubscriptionParams,
         response: { 200: WebhookSubscription },
       },
@@ -172,7 +176,7 @@ export async function webhookRoutes(
         operationId: 'testWebhookSubscription',
         summary: 'Send a test event',
         description:
-          'Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events`, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; it is in the delivery log, where it can be retried. 409 `invalid_state` while the subscription is switched off.',
+          'Sends a signed `webhook.test` event (`data: {subscriptionId}`) to the subscription now, whatever its `events`, and answers once the receiver has answered (within 15 s) with the delivery: `succeeded` or `failed`, the status code or the error. The test is tried once, not retried; whatever the receiver answers (a `410` included), the subscription stays as it was. It is in the delivery log, where it can be retried. 409 `invalid_state` while the subscription is switched off.',
         params: SubscriptionParams,
         body: EmptyBody,
         response: { 200: WebhookDelivery },

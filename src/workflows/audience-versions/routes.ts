@@ -89,6 +89,8 @@ export async function audienceRoutes(api: Api): Promise<void> {
         tags,
         operationId: 'getAudience',
         summary: 'Get an audience',
+        description:
+          'The audience of the page, archived ones included: its names, its person or account, its latest and published versions and its effective metadata.',
         params: AudienceParams,
         response: { 200: Audience },
       },

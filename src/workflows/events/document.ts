@@ -52,6 +52,28 @@ const SIGNATURE_HEADERS = [
   schema: { type: 'string' },
 }));
 
+/** How a receiver's answer to an event is taken. */
+const EVENT_RESPONSES = {
+  '2XX': { description: 'Received: any 2xx within 15 s is a success' },
+  '410': { description: 'Gone: the subscription is switched off and gets nothing more' },
+  default: { description: 'Anything else is retried on the retry schedule, then given up' },
+};
+
+/** A test only probes the receiver: tried once, whatever it answers the subscription stays as it was. */
+const TEST_RESPONSES = {
+  '2XX': { description: 'Received: any 2xx within 15 s is a success' },
+  default: {
+    description:
+      'Anything else (a 410 included) is a failed test, not retried; the subscription stays active and the failure does not count towards switching it off',
+  },
+};
+
+/** Who gets an event of `kind`. */
+const recipients = (kind: SentEventType) =>
+  kind === 'webhook.test'
+    ? 'POSTed at once to the one subscription tested, whatever kinds it selects'
+    : 'POSTed to the URL of each active subscription that selects the kind';
+
 /** One path item per event kind, for the `webhooks` section of the OpenAPI document. */
 export function webhookPathItems(): Record<string, Record<string, unknown>> {
   return Object.fromEntries(
@@ -62,15 +84,11 @@ export function webhookPathItems(): Record<string, Record<string, unknown>> {
           operationId: `receive${pascal(kind)}`,
           tags: ['Webhooks'],
           summary: `The ${kind} event`,
-          description: `${DESCRIPTIONS[kind]} POSTed to the URL of each active subscription that selects the kind; signed as Standard Webhooks specifies (docs/webhooks.md).`,
+          description: `${DESCRIPTIONS[kind]} ${recipients(kind)}; signed as Standard Webhooks specifies (docs/webhooks.md).`,
           security: [],
           parameters: SIGNATURE_HEADERS,
           requestBody: { required: true, content: { 'application/json': { schema: eventEnvelope(kind) } } },
-          responses: {
-            '2XX': { description: 'Received: any 2xx within 15 s is a success' },
-            '410': { description: 'Gone: the subscription is switched off and gets nothing more' },
-            default: { description: 'Anything else is retried on the retry schedule, then given up' },
-          },
+          responses: kind === 'webhook.test' ? TEST_RESPONSES : EVENT_RESPONSES,
         },
       },
     ]),

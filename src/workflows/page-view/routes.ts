@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Problem } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
 import { AudienceVersionParams } from '../../resources/audiences/schema.ts';
 import type { LinkSigner } from '../../resources/files/service.ts';
@@ -28,8 +29,10 @@ export async function previewRoutes(api: Api, links: LinkSigner): Promise<void> 
         response: {
           200: {
             description: 'The page, as HTML',
+            headers: { 'Cache-Control': Type.String() },
             content: { 'text/html': { schema: Type.String({ title: 'PageHtml' }) } },
           },
+          409: Problem,
         },
       },
     },

@@ -55,7 +55,8 @@ export function LogoUpload({ assetName, onUploaded }: LogoUploadProps) {
         // The generated type names the raw bytes a (binary) string; the body is the file as it is.
         body: image as unknown as string,
         bodySerializer: (bytes) => bytes,
-        headers: { 'Content-Type': image.type },
+        // The picker offers IMAGE_TYPES only; any other type the server answers 415, shown as a problem.
+        params: { header: { 'Content-Type': image.type as StoredFile['contentType'] } },
       }),
     );
     const asset = await unwrap(
