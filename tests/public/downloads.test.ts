@@ -1,8 +1,8 @@
-import http, { type IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRACKER_SCRIPT } from '../../src/public/tracker.ts';
 import { publishLinkedPage } from '../helpers/pages.ts';
+import { type RawAnswer, rawGet } from '../helpers/raw-get.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 /** What a visitor downloads, and how: the tracker's size budget, and compression when asked for. */
@@ -15,41 +15,16 @@ let server: TestServer;
 let api: Client;
 let pageUrl: string;
 
-interface RawResponse {
-  status: number;
-  headers: IncomingHttpHeaders;
-  /** The bytes as sent: compressed when content-encoding says so. */
-  body: Buffer;
-}
-
-/**
- * A GET with exactly these headers (fetch would send its own Accept-Encoding and decompress), on the
- * pages origin unless `base` says otherwise.
- */
-function rawGet(
+/** A GET with exactly these headers, on the pages origin unless `base` says otherwise. */
+function rawGetAt(
   path: string,
   headers: Record<string, string> = {},
   base = server.pagesUrl,
-): Promise<RawResponse> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(`${base}${path}`, { headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          }),
-        );
-        response.on('error', reject);
-      })
-      .on('error', reject);
-  });
+): Promise<RawAnswer> {
+  return rawGet(`${base}${path}`, headers);
 }
 
-function decoded(response: RawResponse): string {
+function decoded(response: RawAnswer): string {
   const encoding = response.headers['content-encoding'];
   if (encoding === 'br') return brotliDecompressSync(response.body).toString('utf8');
   if (encoding === 'gzip') return gunzipSync(response.body).toString('utf8');
@@ -77,7 +52,7 @@ afterAll(async () => {
 
 describe('the tracking script', () => {
   it(`weighs at most ${TRACKER_GZIP_BUDGET} bytes gzipped, as served`, async () => {
-    const response = await rawGet(TRACKER_PATH);
+    const response = await rawGetAt(TRACKER_PATH);
     expect(response.status).toBe(200);
     expect(response.body.toString('utf8')).toBe(TRACKER_SCRIPT);
     const gzipped = gzipSync(response.body).length;
@@ -109,7 +84,7 @@ describe('compression of what visitors download', () => {
       acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
 
     it(`serves the tracker ${expected ?? 'uncompressed'} for ${asked}, with its headers`, async () => {
-      const response = await rawGet(TRACKER_PATH, headers);
+      const response = await rawGetAt(TRACKER_PATH, headers);
       expect(response.status).toBe(200);
       expect(response.headers['content-encoding']).toBe(expected);
       expect(response.headers.vary).toMatch(/accept-encoding/i);
@@ -122,8 +97,8 @@ describe('compression of what visitors download', () => {
     });
 
     it(`serves a page ${expected ?? 'uncompressed'} for ${asked}`, async () => {
-      const plain = await rawGet(pageUrl);
-      const response = await rawGet(pageUrl, headers);
+      const plain = await rawGetAt(pageUrl);
+      const response = await rawGetAt(pageUrl, headers);
       expect(response.status).toBe(200);
       expect(response.headers['content-encoding']).toBe(expected);
       expect(response.headers.vary).toMatch(/accept-encoding/i);
@@ -140,8 +115,8 @@ describe('compression of what visitors download', () => {
   }
 
   it('compresses the not-found page too', async () => {
-    const plain = await rawGet(`${pageUrl}/nowhere`);
-    const response = await rawGet(`${pageUrl}/nowhere`, { 'accept-encoding': 'gzip, br' });
+    const plain = await rawGetAt(`${pageUrl}/nowhere`);
+    const response = await rawGetAt(`${pageUrl}/nowhere`, { 'accept-encoding': 'gzip, br' });
     expect(response.status).toBe(404);
     expect(response.headers['content-encoding']).toBe('gzip');
     expect(response.headers.vary).toMatch(/accept-encoding/i);
@@ -149,7 +124,7 @@ describe('compression of what visitors download', () => {
   });
 
   it('leaves the API alone: its JSON is not compressed', async () => {
-    const response = await rawGet(
+    const response = await rawGetAt(
       '/v0/openapi.json',
       { 'accept-encoding': 'gzip, br', 'x-api-key': api.apiKey ?? '' },
       server.url,
@@ -163,11 +138,11 @@ describe('compression of what visitors download', () => {
 
 describe('the tracker revalidated', () => {
   it('answers 304 to If-None-Match with its ETag, empty, whatever the encoding asked for', async () => {
-    const first = await rawGet(TRACKER_PATH, { 'accept-encoding': 'br' });
+    const first = await rawGetAt(TRACKER_PATH, { 'accept-encoding': 'br' });
     const etag = first.headers.etag ?? '';
     expect(etag).not.toBe('');
     for (const acceptEncoding of ['br', 'gzip', undefined]) {
-      const again = await rawGet(TRACKER_PATH, {
+      const again = await rawGetAt(TRACKER_PATH, {
         'if-none-match': etag,
         ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
       });
@@ -181,7 +156,7 @@ describe('the tracker revalidated', () => {
   });
 
   it('sends the script again for another ETag', async () => {
-    const response = await rawGet(TRACKER_PATH, {
+    const response = await rawGetAt(TRACKER_PATH, {
       'if-none-match': '"0000000000000000"',
       'accept-encoding': 'gzip',
     });

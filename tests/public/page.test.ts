@@ -1,4 +1,3 @@
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import { readToken, TOKEN_VALID_MS } from '../../src/public/token.ts';
@@ -8,19 +7,8 @@ import { Signer } from '../../src/shared/signing.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { png, uploadImage } from '../helpers/images.ts';
 import { type LinkedPage, publishLinkedPage, SAMPLE_PAGE } from '../helpers/pages.ts';
+import { QueryCounter } from '../helpers/query-counter.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer, testDatabase } from '../helpers/server.ts';
-
-/** Counts the statements run through the database it is plugged into. */
-class QueryCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.count += 1;
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs) {
-    return args.result;
-  }
-}
 
 let base: Database;
 let server: TestServer;

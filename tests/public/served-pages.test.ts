@@ -1,9 +1,7 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { TOKEN_VALID_MS } from '../../src/public/token.ts';
@@ -11,24 +9,14 @@ import { assetPurge } from '../../src/workflows/asset-purge/task.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { png, uploadImage } from '../helpers/images.ts';
 import { getAtHost, type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
+import { QueryCounter } from '../helpers/query-counter.ts';
+import { type RawAnswer, rawGet } from '../helpers/raw-get.ts';
 import { type Client, onPostgres, startServer, type TestServer, testDatabaseUrl } from '../helpers/server.ts';
 
 /**
  * The served-page read model (src/workflows/page-view/served.ts): a view is one read of the page
  * kept rendered, and every change to what it shows is seen on every node's next request.
  */
-
-/** Counts the statements run through the database it is plugged into. */
-class QueryCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.count += 1;
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs) {
-    return args.result;
-  }
-}
 
 const DAY = 24 * 60 * 60 * 1000;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-served-'));
@@ -71,35 +59,14 @@ function publishPage(
   return publishLinkedPage(server, api, { page, audience, personalize, path: `/served/page-${++paths}` });
 }
 
-interface RawAnswer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** GET as it comes off the wire: no decoding, only the headers given (fetch would ask for gzip). */
-function rawGet(node: TestServer, url: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  const { hostname, port } = new URL(node.pagesUrl);
-  return new Promise((resolve, reject) => {
-    http
-      .get({ hostname, port, path: url, headers }, (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            headers: response.headers,
-            body: Buffer.concat(chunks),
-          }),
-        );
-      })
-      .on('error', reject);
-  });
+/** GET as it comes off the wire from `node`'s pages origin. */
+function rawGetFrom(node: TestServer, url: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
+  return rawGet(`${node.pagesUrl}${url}`, headers);
 }
 
 /** The page's status and HTML as `node` serves it now. */
 async function view(node: TestServer, url: string): Promise<{ status: number; html: string }> {
-  const answer = await rawGet(node, url);
+  const answer = await rawGetFrom(node, url);
   return { status: answer.status, html: answer.body.toString('utf8') };
 }
 
@@ -308,32 +275,32 @@ describe('HTTP', () => {
   });
 
   it('sends the gzip bytes kept when the client takes gzip, the plain ones otherwise', async () => {
-    const plain = await rawGet(server, published.url);
+    const plain = await rawGetFrom(server, published.url);
     expect(plain.headers['content-encoding']).toBeUndefined();
-    const zipped = await rawGet(server, published.url, { 'accept-encoding': 'br, gzip;q=0.8' });
+    const zipped = await rawGetFrom(server, published.url, { 'accept-encoding': 'br, gzip;q=0.8' });
     expect(zipped.headers['content-encoding']).toBe('gzip');
     expect(zipped.headers.vary).toMatch(/accept-encoding/i);
     expect(gunzipSync(zipped.body).toString('utf8')).toBe(plain.body.toString('utf8'));
-    const refused = await rawGet(server, published.url, { 'accept-encoding': 'gzip;q=0, br' });
+    const refused = await rawGetFrom(server, published.url, { 'accept-encoding': 'gzip;q=0, br' });
     expect(refused.headers['content-encoding']).toBeUndefined();
     expect(refused.body.toString('utf8')).toBe(plain.body.toString('utf8'));
   });
 
   it('answers If-None-Match with 304 and no body while the page is unchanged, per encoding', async () => {
-    const plain = await rawGet(server, published.url);
+    const plain = await rawGetFrom(server, published.url);
     const etag = plain.headers.etag ?? '';
     expect(etag).toMatch(/^"[\w-]+"$/);
     expect(plain.headers['cache-control']).toBe('no-cache');
-    const again = await rawGet(other, published.url, { 'if-none-match': etag });
+    const again = await rawGetFrom(other, published.url, { 'if-none-match': etag });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
     expect(again.headers.etag).toBe(etag);
-    const zipped = await rawGet(server, published.url, { 'accept-encoding': 'gzip' });
+    const zipped = await rawGetFrom(server, published.url, { 'accept-encoding': 'gzip' });
     expect(zipped.headers.etag).not.toBe(etag);
     expect(
-      (await rawGet(server, published.url, { 'accept-encoding': 'gzip', 'if-none-match': etag })).status,
+      (await rawGetFrom(server, published.url, { 'accept-encoding': 'gzip', 'if-none-match': etag })).status,
     ).toBe(200);
-    const revalidated = await rawGet(server, published.url, {
+    const revalidated = await rawGetFrom(server, published.url, {
       'accept-encoding': 'gzip',
       'if-none-match': `"other", ${zipped.headers.etag}`,
     });
@@ -343,13 +310,13 @@ describe('HTTP', () => {
         actionUrlOverride: 'https://example.com/changed',
       }),
     );
-    const changed = await rawGet(server, published.url, { 'if-none-match': etag });
+    const changed = await rawGetFrom(server, published.url, { 'if-none-match': etag });
     expect(changed.status).toBe(200);
     expect(changed.body.toString('utf8')).toContain('https://example.com/changed');
   });
 
   it('keeps the 404 page uncached and unkept', async () => {
-    const answer = await rawGet(server, `${published.url}-missing`, { 'accept-encoding': 'gzip' });
+    const answer = await rawGetFrom(server, `${published.url}-missing`, { 'accept-encoding': 'gzip' });
     expect(answer.status).toBe(404);
     expect(answer.headers['cache-control']).toBe('no-store');
     expect(answer.headers.etag).toBeUndefined();

@@ -1,5 +1,4 @@
 import fc from 'fast-check';
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
@@ -7,6 +6,7 @@ import type { Visit } from '../../src/resources/sessions/service.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { recordFormInSession, recordVisit } from '../../src/workflows/visits/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
+import { QueryCounter } from '../helpers/query-counter.ts';
 import { type Client, startServer, type TestServer, testDatabase } from '../helpers/server.ts';
 
 // The lift endpoint adds up rollups of whole days and whole hours, the analytics endpoint takes
@@ -29,18 +29,6 @@ const CROWDED = [
   Date.UTC(2026, 1, 14),
   Date.UTC(2026, 2, 1),
 ];
-
-/** Counts the statements run through the database it is plugged into. */
-class QueryCounter implements KyselyPlugin {
-  count = 0;
-  transformQuery(args: PluginTransformQueryArgs) {
-    this.count += 1;
-    return args.node;
-  }
-  async transformResult(args: PluginTransformResultArgs) {
-    return args.result;
-  }
-}
 
 const queries = new QueryCounter();
 let base: Database;
