@@ -132,7 +132,7 @@ export async function serveBench({ database, dataDir }: Bench): Promise<Served> 
 
 const BIN = path.join(import.meta.dirname, '..', 'bin', 'tailor.js');
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = net.createServer().listen(0, '127.0.0.1', () => {
       const { port } = probe.address() as net.AddressInfo;

@@ -1,0 +1,65 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { LAYERS } from '../ceiling-server.ts';
+import { compareWithBare, onCore, printSetting, SERVER_CORE } from '../harness.ts';
+import type { Scenario } from '../scenario.ts';
+import { freePort } from '../support.ts';
+
+const SERVER = path.join(import.meta.dirname, '..', 'ceiling-server.ts');
+
+/** One layer's server in a process of its own on the server core, its log into a file as tailor serve's. */
+async function startLayer(layer: string, dir: string) {
+  const port = await freePort();
+  const log = fs.openSync(path.join(dir, `${layer}.log`), 'a');
+  const [command, ...args] = onCore(SERVER_CORE, [
+    process.execPath,
+    '--import',
+    'tsx',
+    SERVER,
+    layer,
+    String(port),
+    dir,
+  ]);
+  const child = spawn(command as string, args, { stdio: ['ignore', log, log, 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`${layer} server exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      fs.closeSync(log);
+    },
+  };
+}
+
+export default {
+  name: 'ceiling',
+  summary:
+    'the stack under Tailor layer by layer (Fastify; + the request log line; + two SQLite reads), each against bare node:http',
+  usage: '',
+  async run() {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-ceiling-'));
+    printSetting('each layer pinned to CPU 0 with the bare server, autocannon on CPU 1; 50 connections');
+    try {
+      for (const layer of LAYERS) {
+        const server = await startLayer(layer, dir);
+        try {
+          await compareWithBare(layer, server.url, {
+            path: '/v0/accounts/acc_1',
+            headers: { 'x-api-key': 'key' },
+          });
+        } finally {
+          await server.close();
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  },
+} satisfies Scenario;
