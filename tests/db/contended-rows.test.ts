@@ -71,7 +71,7 @@ describe('row counts', () => {
 });
 
 describe('audience rollups', () => {
-  it('hold every one of concurrent batches of one audience, and nothing stays staged', async () => {
+  it('hold every one of concurrent batches of one audience, as does its person, and nothing stays staged', async () => {
     const page = (
       await api.post('/v0/pages', {
         name: 'Crowded',
@@ -82,7 +82,9 @@ describe('audience rollups', () => {
         scripts: [],
       })
     ).body;
-    const { audienceId } = (await api.post(`/v0/pages/${page.pageId}/audiences`, {})).body;
+    const person = (await api.post('/v0/persons', { name: 'Busy', email: 'busy@busy.example' })).body;
+    const { audienceId } = (await api.post(`/v0/pages/${page.pageId}/audiences`, { personId: person.personId }))
+      .body;
     const link = (
       await api.post('/v0/page_links', { path: '/crowded', target: { targetType: 'audience', audienceId } })
     ).body;
@@ -127,5 +129,15 @@ describe('audience rollups', () => {
       .executeTakeFirstOrThrow();
     expect([Number(running.sessions), Number(running.interactions)]).toEqual([20, 40]);
     expect(await changesLeft('audience_stat_changes')).toBe(0);
+
+    const { latest_activity_at, account_id } = await anyTables(server.database)
+      .selectFrom('persons')
+      .select(['latest_activity_at', 'account_id'])
+      .where('id', '=', person.personId)
+      .executeTakeFirstOrThrow();
+    expect(Number(latest_activity_at)).toBeGreaterThanOrEqual(at);
+    const account = (await api.get(`/v0/accounts/${account_id}`)).body;
+    expect(account.latestActivityAt).toBe(`+${latest_activity_at}`);
+    expect(await changesLeft('person_activity_changes')).toBe(0);
   });
 });

@@ -21,6 +21,57 @@ const ADD_TO_HOUR = `INSERT INTO audience_hourly_stats (tenant_id, audience_id, 
    ON CONFLICT (audience_id, hour, arm) DO UPDATE SET
    ${TOTALS.map((column) => `${column} = audience_hourly_stats.${column} + excluded.${column}`).join(', ')}`;
 
+/** Moves a person's latest activity forward to a staged instant (NEW), never back. */
+const MOVE_ACTIVITY = `UPDATE persons SET latest_activity_at = NEW.at
+   WHERE tenant_id = NEW.tenant_id AND id = NEW.person_id
+   AND (latest_activity_at IS NULL OR latest_activity_at < NEW.at)`;
+
+/**
+ * A table of staged changes whose row trigger applies each at the commit (PostgreSQL) or at once
+ * (SQLite): see up().
+ */
+async function createStaged(
+  db: Kysely<unknown>,
+  engine: Engine,
+  table: string,
+  columns: Record<string, 'text' | 'bigint'>,
+  apply: string,
+): Promise<void> {
+  let staged = db.schema
+    .createTable(table)
+    .addColumn('id', engine === 'sqlite' ? 'integer' : 'bigint', (c) =>
+      engine === 'sqlite' ? c.primaryKey() : c.primaryKey().generatedAlwaysAsIdentity(),
+    );
+  for (const [column, type] of Object.entries(columns)) {
+    staged = staged.addColumn(column, type, (c) => c.notNull());
+  }
+  await staged.execute();
+  const trigger = `${table}_applied`;
+  if (engine === 'sqlite') {
+    await sql
+      .raw(
+        `CREATE TRIGGER ${trigger} BEFORE INSERT ON ${table} FOR EACH ROW
+         BEGIN ${apply}; SELECT RAISE(IGNORE); END`,
+      )
+      .execute(db);
+    return;
+  }
+  await sql
+    .raw(`CREATE FUNCTION ${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        ${apply};
+        DELETE FROM ${table} WHERE id = NEW.id;
+        RETURN NULL;
+      END $$`)
+    .execute(db);
+  await sql
+    .raw(
+      `CREATE CONSTRAINT TRIGGER ${trigger} AFTER INSERT ON ${table}
+       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${trigger}()`,
+    )
+    .execute(db);
+}
+
 /**
  * On PostgreSQL a row lock is held until the commit's WAL flush is done, so transactions writing
  * the same row commit one flush after another, whatever the pool. Two kinds of rows every write of
@@ -42,6 +93,8 @@ const ADD_TO_HOUR = `INSERT INTO audience_hourly_stats (tenant_id, audience_id, 
  *   trigger adds it at once and drops the row (RAISE(IGNORE)): nothing is stored there. Either way
  *   the rollups hold every committed change, as before; a transaction reading its own rollups
  *   before its commit would not see its change on PostgreSQL (none does).
+ * - **A person's latest activity**, which every batch of events of the person's audience moves
+ *   forward: staged in `person_activity_changes` and applied the same way.
  */
 export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
   await db.schema
@@ -56,27 +109,27 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     .columns(['tenant_id', 'name'])
     .execute();
 
-  let staged = db.schema
-    .createTable('audience_stat_changes')
-    .addColumn('id', engine === 'sqlite' ? 'integer' : 'bigint', (c) =>
-      engine === 'sqlite' ? c.primaryKey() : c.primaryKey().generatedAlwaysAsIdentity(),
-    )
-    .addColumn('tenant_id', 'text', (c) => c.notNull())
-    .addColumn('audience_id', 'text', (c) => c.notNull())
-    .addColumn('hour', 'bigint', (c) => c.notNull())
-    .addColumn('arm', 'text', (c) => c.notNull());
-  for (const column of TOTALS) staged = staged.addColumn(column, 'bigint', (c) => c.notNull());
-  await staged.execute();
-
-  if (engine === 'sqlite') {
-    await sql
-      .raw(
-        `CREATE TRIGGER audience_stat_change_added BEFORE INSERT ON audience_stat_changes FOR EACH ROW
-         BEGIN ${ADD_TO_HOUR}; SELECT RAISE(IGNORE); END`,
-      )
-      .execute(db);
-    return;
-  }
+  await createStaged(
+    db,
+    engine,
+    'audience_stat_changes',
+    {
+      tenant_id: 'text',
+      audience_id: 'text',
+      hour: 'bigint',
+      arm: 'text',
+      ...Object.fromEntries(TOTALS.map((column) => [column, 'bigint' as const])),
+    },
+    ADD_TO_HOUR,
+  );
+  await createStaged(
+    db,
+    engine,
+    'person_activity_changes',
+    { tenant_id: 'text', person_id: 'text', at: 'bigint' },
+    MOVE_ACTIVITY,
+  );
+  if (engine === 'sqlite') return;
 
   for (const table of COUNTED_TABLES) {
     await sql
@@ -91,19 +144,4 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
         END $$`)
       .execute(db);
   }
-
-  await sql
-    .raw(`CREATE FUNCTION audience_stat_change_added() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        ${ADD_TO_HOUR};
-        DELETE FROM audience_stat_changes WHERE id = NEW.id;
-        RETURN NULL;
-      END $$`)
-    .execute(db);
-  await sql
-    .raw(
-      `CREATE CONSTRAINT TRIGGER audience_stat_change_added AFTER INSERT ON audience_stat_changes
-       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION audience_stat_change_added()`,
-    )
-    .execute(db);
 }
