@@ -221,7 +221,10 @@ export class TenantDb<Tables = NoTables> {
         .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql.lit(0)).as('n'))
         .where('name', '=', table);
     const row = await counts
-      .selectNoFrom([sumOf('tenant_row_counts').as('counted'), sumOf('tenant_row_count_changes').as('changed')])
+      .selectNoFrom([
+        sumOf('tenant_row_counts').as('counted'),
+        sumOf('tenant_row_count_changes').as('changed'),
+      ])
       .executeTakeFirstOrThrow();
     return Number(row.counted) + Number(row.changed);
   }

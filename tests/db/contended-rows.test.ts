@@ -83,8 +83,9 @@ describe('audience rollups', () => {
       })
     ).body;
     const person = (await api.post('/v0/persons', { name: 'Busy', email: 'busy@busy.example' })).body;
-    const { audienceId } = (await api.post(`/v0/pages/${page.pageId}/audiences`, { personId: person.personId }))
-      .body;
+    const { audienceId } = (
+      await api.post(`/v0/pages/${page.pageId}/audiences`, { personId: person.personId })
+    ).body;
     const link = (
       await api.post('/v0/page_links', { path: '/crowded', target: { targetType: 'audience', audienceId } })
     ).body;
