@@ -74,8 +74,9 @@ async function createStaged(
 
 /**
  * On PostgreSQL a row lock is held until the commit's WAL flush is done, so transactions writing
- * the same row commit one flush after another, whatever the pool. Two kinds of rows every write of
- * a tenant or of an audience wrote, early in its transaction, are taken off that path here:
+ * the same row commit one flush after another, whatever the pool. Three kinds of rows that every
+ * write of a tenant or of an audience wrote before the rest of its transaction are taken off that
+ * path here:
  *
  * - **Row counts** (0010): on PostgreSQL the counters' triggers no longer add to the tenant's row of
  *   `tenant_row_counts` but append a change (+1, -1) to `tenant_row_count_changes`, which takes no
