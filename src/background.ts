@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import { pruneFinishedJobs } from './jobs/prune.ts';
 import type { JobHandler } from './jobs/queue.ts';
+import { foldRowCounts } from './jobs/row-counts.ts';
 import type { ScheduledTask } from './jobs/types.ts';
 import type { FileStorage } from './resources/files/storage.ts';
 import { purgeDeletedPages } from './resources/pages/purge.ts';
@@ -56,6 +57,7 @@ export function backgroundWork(config: BackgroundConfig, storage: FileStorage): 
       enrichmentJob(builtInEnrichmentProvider),
     ],
     schedules: [
+      foldRowCounts,
       pruneFinishedJobs,
       purgeDeletedPages,
       assetPurge(storage),

@@ -79,6 +79,14 @@ export class Database {
     return new Database({ ...this.opened, db: this.opened.db.withPlugin(plugin) });
   }
 
+  /**
+   * Folds up to `limit` changes appended beside the tenants' row counts into the counts (see
+   * RowCounts); answers how many. A count reads the same before and after.
+   */
+  foldRowCounts(limit: number): Promise<number> {
+    return this.opened.engine.rowCounts.fold(this.opened.db as Kysely<unknown>, limit);
+  }
+
   /** The connection pool's use now, on PostgreSQL; SQLite has one connection and no pool. */
   poolUse(): PoolUse | undefined {
     return this.opened.poolUse?.();

@@ -103,6 +103,20 @@ export interface Locks {
   lockUntilCommit(db: Kysely<unknown>, key: string): Promise<void>;
 }
 
+/**
+ * The per-tenant row counters (migrations 0010 and 0028): on PostgreSQL writers append changes
+ * beside each count, so that concurrent writers of a tenant share no locked row; SQLite's triggers
+ * move the count itself.
+ */
+export interface RowCounts {
+  /**
+   * Adds changes appended beside the counts to their counts and removes them, at most `limit` in one
+   * statement, so that a read (count plus changes) sees each change once; answers how many it
+   * folded. Nothing to do on SQLite.
+   */
+  fold(db: Kysely<unknown>, limit: number): Promise<number>;
+}
+
 /** Telling other processes that something changed. */
 export interface Notifier {
   /**
@@ -159,6 +173,7 @@ export interface Engine {
   readonly errors: ErrorClassifier;
   readonly locks: Locks;
   readonly notifier: Notifier;
+  readonly rowCounts: RowCounts;
   readonly statements: StatementDialect;
 }
 

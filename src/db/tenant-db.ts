@@ -43,6 +43,15 @@ export interface TenantRowCountsTable {
 }
 
 /**
+ * The counters' tables: a count is its row plus its changes not yet folded into the row (migration
+ * 0028; PostgreSQL appends changes, SQLite's triggers move the row itself).
+ */
+interface RowCountTables {
+  tenant_row_counts: TenantRowCountsTable;
+  tenant_row_count_changes: TenantRowCountsTable;
+}
+
+/**
  * What a transaction keeps until it ends: what to run once it has committed, the channels it told,
  * how many transactions are open inside it now (savepoints).
  */
@@ -199,14 +208,25 @@ export class TenantDb<Tables = NoTables> {
     return Number(result.n);
   }
 
-  /** The tenant's number of rows in a table that keeps a counter (see migration 0010). */
+  /**
+   * The tenant's number of rows in a table that keeps a counter (see migrations 0010 and 0028): its
+   * row and its changes not yet folded in, read in one statement, so under one snapshot that a
+   * fold (db/postgres/row-counts.ts) changes all at once.
+   */
   async rowCount(table: string): Promise<number> {
-    const row = await (this.db as unknown as Kysely<{ tenant_row_counts: TenantRowCountsTable }>)
-      .selectFrom('tenant_row_counts')
-      .select('n')
-      .where('name', '=', table)
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
+    const counts = this.db as unknown as Kysely<RowCountTables>;
+    const sumOf = (from: keyof RowCountTables) =>
+      counts
+        .selectFrom(from)
+        .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('n'), sql.lit(0)).as('n'))
+        .where('name', '=', table);
+    const row = await counts
+      .selectNoFrom([
+        sumOf('tenant_row_counts').as('counted'),
+        sumOf('tenant_row_count_changes').as('changed'),
+      ])
+      .executeTakeFirstOrThrow();
+    return Number(row.counted) + Number(row.changed);
   }
 
   /**

@@ -12,6 +12,7 @@ import { withStatementDeadline } from './deadline.ts';
 import { postgresErrors } from './errors.ts';
 import { PostgresListeners } from './listener.ts';
 import { postgresLocks, postgresNotifier } from './locks.ts';
+import { postgresRowCounts } from './row-counts.ts';
 import { postgresSearch } from './search.ts';
 
 export const postgresEngine: Engine = {
@@ -20,6 +21,7 @@ export const postgresEngine: Engine = {
   errors: postgresErrors,
   locks: postgresLocks,
   notifier: postgresNotifier,
+  rowCounts: postgresRowCounts,
   statements: {
     failedStatementAbortsTransaction: true,
     kyselyDialect: (driver) => ({

@@ -16,6 +16,7 @@ import { sqliteChangeWatch } from './changes.ts';
 import { GroupCommitSqliteDriver } from './driver.ts';
 import { sqliteErrors } from './errors.ts';
 import { sqliteLocks, sqliteNotifier } from './locks.ts';
+import { sqliteRowCounts } from './row-counts.ts';
 import { sqliteSearch } from './search.ts';
 
 export const sqliteEngine: Engine = {
@@ -24,6 +25,7 @@ export const sqliteEngine: Engine = {
   errors: sqliteErrors,
   locks: sqliteLocks,
   notifier: sqliteNotifier,
+  rowCounts: sqliteRowCounts,
   statements: {
     failedStatementAbortsTransaction: false,
     kyselyDialect: (driver) => ({

@@ -66,6 +66,11 @@ const activityAt = compiled((db: Db, p: { id: string; at: number }) =>
     .where((eb) => eb.or([eb('latest_activity_at', 'is', null), eb('latest_activity_at', '<', p.at)])),
 );
 
+// Staged, for the database to apply at the commit: see PersonActivityChangesTable.
+const activityAtCommit = compiled((db: Db, p: { id: string; at: number }) =>
+  db.insertInto('person_activity_changes', { person_id: p.id, at: p.at }),
+);
+
 export async function insertPerson(db: Db, row: PersonRow): Promise<void> {
   await db.run(insert, row);
 }
@@ -109,6 +114,16 @@ export async function deletePerson(db: TenantDb<PersonsTables>, id: string): Pro
 /** Moves the person's latest activity forward to `at` (never back). */
 export async function recordActivityAt(db: Db, id: string, at: number): Promise<void> {
   await db.run(activityAt, { id, at });
+}
+
+/**
+ * recordActivityAt for a transaction that does not read the person or their account after it: on
+ * PostgreSQL the move is made at the commit, so that concurrent writers of one person's activity
+ * hold the person's row (and their account's) from their commit to its flush only (see
+ * PersonActivityChangesTable); on SQLite at once.
+ */
+export async function recordActivityAtCommit(db: Db, id: string, at: number): Promise<void> {
+  await db.run(activityAtCommit, { id, at });
 }
 
 export async function listPersons(

@@ -33,7 +33,20 @@ export interface PersonLogsTable {
   updated_at: number;
 }
 
+/**
+ * A person's activity at an instant, staged by a batch of events (migration 0028): the database
+ * moves the person's latest_activity_at forward to it and drops it, at once on SQLite and at the
+ * commit on PostgreSQL, so that concurrent batches of one person's audience do not hold the
+ * person's row across their transactions. Nothing reads it.
+ */
+export interface PersonActivityChangesTable {
+  tenant_id: string;
+  person_id: string;
+  at: number;
+}
+
 export interface PersonsTables {
   persons: PersonsTable;
+  person_activity_changes: PersonActivityChangesTable;
   person_logs: PersonLogsTable;
 }

@@ -53,23 +53,14 @@ const updateSession = compiled((db: Db, p: SessionRow) =>
   db.updateTable('sessions').set(columnsOf(p, CHANGED_COLUMNS)).where('id', '=', p.id),
 );
 
+// Staged rather than added to the hourly row here: see AudienceStatChangesTable.
 const addTotals = compiled((db: Db, p: Totals & { audience_id: string; hour: number; arm: Arm }) =>
-  db
-    .insertInto('audience_hourly_stats', {
-      audience_id: p.audience_id,
-      hour: p.hour,
-      arm: p.arm,
-      ...columnsOf(p, TOTAL_FIELDS),
-    })
-    .onConflict((oc) =>
-      oc
-        .columns(['audience_id', 'hour', 'arm'])
-        .doUpdateSet((eb) =>
-          Object.fromEntries(
-            TOTAL_FIELDS.map((field) => [field, eb(`audience_hourly_stats.${field}`, '+', p[field])]),
-          ),
-        ),
-    ),
+  db.insertInto('audience_stat_changes', {
+    audience_id: p.audience_id,
+    hour: p.hour,
+    arm: p.arm,
+    ...columnsOf(p, TOTAL_FIELDS),
+  }),
 );
 
 export function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
@@ -80,7 +71,10 @@ export async function saveSession(db: Db, row: SessionRow, isNew: boolean): Prom
   await db.run(isNew ? insertSession : updateSession, row);
 }
 
-/** Adds `delta` to the totals of one hour of the audience's sessions served `arm`. */
+/**
+ * Adds `delta` to the totals of one hour of the audience's sessions served `arm`: once the
+ * transaction commits, on PostgreSQL (see AudienceStatChangesTable).
+ */
 export async function addToHour(
   db: Db,
   audienceId: string,

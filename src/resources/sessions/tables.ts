@@ -72,8 +72,17 @@ export interface AudienceRunningStatsTable extends SessionSums {
   hour: number;
 }
 
+/**
+ * A change of one hour of an audience's rollup, staged by a batch of events (migration 0028): the
+ * database adds it to its hourly row and drops it, at once on SQLite and at the commit on
+ * PostgreSQL, so that the audience's shared rows are locked from the commit to its flush only.
+ * Nothing reads it.
+ */
+export type AudienceStatChangesTable = AudienceHourlyStatsTable;
+
 export type SessionsTables = {
   sessions: SessionsTable;
+  audience_stat_changes: AudienceStatChangesTable;
   audience_hourly_stats: AudienceHourlyStatsTable;
   audience_daily_stats: AudienceDailyStatsTable;
   audience_running_stats: AudienceRunningStatsTable;

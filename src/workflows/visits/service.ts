@@ -1,6 +1,6 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { personOfAudience } from '../../resources/audiences/service.ts';
-import { notePersonActivity } from '../../resources/persons/service.ts';
+import { notePersonActivityAtCommit } from '../../resources/persons/service.ts';
 import {
   type Recorded,
   recordSessionEvents,
@@ -60,7 +60,7 @@ export async function recordVisit(
   if (!known) await admitSession?.();
   await db.retryingTransaction(SESSION_RACE_ATTEMPTS, async (tx) => {
     await recordSessionEvents(tx, visit, events, now);
-    if (personId) await notePersonActivity(tx, personId, now);
+    if (personId) await notePersonActivityAtCommit(tx, personId, now);
   });
   return events.length;
 }
