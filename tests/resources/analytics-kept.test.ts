@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import type { TenantDb } from '../../src/db/tenant-db.ts';
+import { AudienceAnalyticsItem } from '../../src/resources/sessions/schema.ts';
 import type { Visit } from '../../src/resources/sessions/service.ts';
 import { recordVisit } from '../../src/workflows/visits/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
@@ -118,8 +119,9 @@ describe('kept analytics answers', () => {
     queries.count = 0;
     const kept = await analytics(page);
     expect(kept.text).toBe(computed.text);
-    // Compact JSON, as the response schema's serializer writes it.
+    // Compact JSON with the fields in the schema's order, as the response schema's serializer writes it.
     expect(kept.text).toBe(JSON.stringify(JSON.parse(kept.text)));
+    for (const item of kept.items) expect(Object.keys(item)).toEqual(Object.keys(AudienceAnalyticsItem.properties));
     // The key, the page and the version at most; computing also read the audiences and three spans.
     expect(queries.count).toBeLessThanOrEqual(3);
     expect(computing - queries.count).toBe(4);
