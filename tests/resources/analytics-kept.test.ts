@@ -59,7 +59,8 @@ async function trackedPage(): Promise<Tracked> {
     })
   ).body.pageId;
   const audiences: string[] = [];
-  for (let i = 0; i < 2; i++) audiences.push((await api.post(`/v0/pages/${pageId}/audiences`, {})).body.audienceId);
+  for (let i = 0; i < 2; i++)
+    audiences.push((await api.post(`/v0/pages/${pageId}/audiences`, {})).body.audienceId);
   const link = await api.post('/v0/page_links', {
     path: `/kept-${++pages}`,
     target: { targetType: 'audience', audienceId: audiences[0] },
@@ -121,7 +122,8 @@ describe('kept analytics answers', () => {
     expect(kept.text).toBe(computed.text);
     // Compact JSON with the fields in the schema's order, as the response schema's serializer writes it.
     expect(kept.text).toBe(JSON.stringify(JSON.parse(kept.text)));
-    for (const item of kept.items) expect(Object.keys(item)).toEqual(Object.keys(AudienceAnalyticsItem.properties));
+    for (const item of kept.items)
+      expect(Object.keys(item)).toEqual(Object.keys(AudienceAnalyticsItem.properties));
     // The key, the page and the version at most; computing also read the audiences and three spans.
     expect(queries.count).toBeLessThanOrEqual(3);
     expect(computing - queries.count).toBe(4);

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Api } from '../../http/types.ts';
+import { KeptAnswers } from './kept-answers.ts';
 import { type AudienceHoldout, audienceLift } from './lift.ts';
 import {
   AnalyticsParams,
@@ -9,7 +10,6 @@ import {
   LiftParams,
   LiftQuery,
 } from './schema.ts';
-import { KeptAnswers } from './kept-answers.ts';
 import { audienceAnalytics, type PageAudiences, type PageCheck } from './service.ts';
 
 /**
@@ -38,15 +38,13 @@ export async function sessionRoutes(
     // The answer comes serialized (it is kept so): sent as it is, past the schema's serializer,
     // which the reply's types would otherwise ask for.
     async (request, reply) =>
-      (reply as FastifyReply)
-        .type('application/json; charset=utf-8')
-        .send(
-          await audienceAnalytics(request.tenantDb, request.params.page_id, request.query, {
-            page,
-            audiences,
-            kept,
-          }),
-        ),
+      (reply as FastifyReply).type('application/json; charset=utf-8').send(
+        await audienceAnalytics(request.tenantDb, request.params.page_id, request.query, {
+          page,
+          audiences,
+          kept,
+        }),
+      ),
   );
 
   api.get(
