@@ -1,20 +1,9 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Engine } from './frozen/engine.ts';
-import { createTrigger } from './frozen/trigger-v1.ts';
+import { identifier } from './frozen/identifier.ts';
 
 /** Stripes of a page's version: writers of different audiences of one page rarely share a row. */
 const STRIPES = 16;
-
-const TOTALS = [
-  'sessions',
-  'interactions',
-  'scroll_depth_sum',
-  'time_spent_ms_sum',
-  'bounces',
-  'conversions',
-  'cta_sessions',
-  'form_submit_sessions',
-];
 
 /** The stripe of an audience: the code of its id's last character (random in every id), modulo STRIPES. */
 function stripeOf(engine: Engine, audienceId: string): string {
@@ -22,29 +11,116 @@ function stripeOf(engine: Engine, audienceId: string): string {
   return `(${engine === 'sqlite' ? 'unicode' : 'ascii'}(${last}) % ${STRIPES})`;
 }
 
+const UPSERT = `INSERT INTO analytics_versions (tenant_id, page_id, stripe, n)`;
+const ADD = `ON CONFLICT (tenant_id, page_id, stripe) DO UPDATE SET n = analytics_versions.n + excluded.n`;
+
 /**
- * Adds one to the version of a page. `select` is the rest of an INSERT ... SELECT naming the
- * tenant, the page and the audience whose change it is: a row it does not find (the audience of a
- * deleted running total, gone in the same cascade, whose own delete counted) adds nothing.
+ * What the page's analytics read, each table with how one of its rows names its tenant, page and
+ * audience (`row` is NEW, OLD or a transition table's alias), and the rows of other tables to
+ * join for them. The hourly rollups stand for the running totals, which their triggers move in the
+ * same statement (migration 0027): both are cleared with their audience, whose delete counts.
  */
-const bump = (engine: Engine, tenant: string, page: string, audience: string, from = '') =>
-  `INSERT INTO analytics_versions (tenant_id, page_id, stripe, n)
-   SELECT ${tenant}, ${page}, ${stripeOf(engine, audience)}, 1 ${from}
-   ON CONFLICT (tenant_id, page_id, stripe) DO UPDATE SET n = analytics_versions.n + 1`;
-
-/** Bumps the version of the page of `row`'s audience (a running total has no page of its own). */
-const bumpAudiencePage = (engine: Engine, row: 'NEW' | 'OLD') =>
-  bump(
-    engine,
-    'audiences.tenant_id',
-    'audiences.page_id',
-    'audiences.id',
-    `FROM audiences WHERE audiences.tenant_id = ${row}.tenant_id AND audiences.id = ${row}.audience_id`,
-  );
+const SOURCES = {
+  sessions: (row: string) => ({
+    tenant: `${row}.tenant_id`,
+    page: `${row}.page_id`,
+    audience: `${row}.audience_id`,
+    join: '',
+  }),
+  audiences: (row: string) => ({
+    tenant: `${row}.tenant_id`,
+    page: `${row}.page_id`,
+    audience: `${row}.id`,
+    join: '',
+  }),
+  audience_hourly_stats: (row: string) => ({
+    tenant: 'audiences.tenant_id',
+    page: 'audiences.page_id',
+    audience: 'audiences.id',
+    join: `JOIN audiences ON audiences.tenant_id = ${row}.tenant_id AND audiences.id = ${row}.audience_id`,
+  }),
+} as const;
+type Source = keyof typeof SOURCES;
 
 /**
- * A version per page of what its audience analytics read: the page's audiences, their running
- * totals and the page's sessions. Triggers add one, in the transaction of the change, to any
+ * SQLite: a row trigger per change, adding one to the stripe of the row's audience on its page (and
+ * of the one it had, when a change moves it). SQLite updates a row in place, so a statement that
+ * changes many rows costs one upsert each.
+ */
+async function rowTriggers(db: Kysely<unknown>, table: Source): Promise<void> {
+  const bump = (row: 'NEW' | 'OLD') => {
+    const { tenant, page, audience, join } = SOURCES[table](row);
+    // WHERE: an upsert's SELECT needs one (SQLite's parser). A row whose audience is gone (deleted
+    // in the same cascade, and counted there) adds nothing.
+    return `${UPSERT} SELECT ${tenant}, ${page}, ${stripeOf('sqlite', audience)}, 1
+      FROM (SELECT 1) ${join} WHERE true ${ADD}`;
+  };
+  const moved = {
+    sessions: 'OLD.page_id <> NEW.page_id OR OLD.audience_id <> NEW.audience_id',
+    audiences: 'OLD.page_id <> NEW.page_id',
+    audience_hourly_stats: 'OLD.audience_id <> NEW.audience_id',
+  }[table];
+  const triggers = [
+    ['added', 'INSERT', '', 'NEW'],
+    ['removed', 'DELETE', '', 'OLD'],
+    ['changed', 'UPDATE', '', 'NEW'],
+    ['moved', 'UPDATE', `WHEN ${moved}`, 'OLD'],
+  ] as const;
+  for (const [name, event, when, row] of triggers) {
+    await sql
+      .raw(
+        `CREATE TRIGGER ${identifier(`${table}_${name}_in_analytics`)} AFTER ${event} ON ${identifier(table)}
+         FOR EACH ROW ${when} BEGIN ${bump(row)}; END`,
+      )
+      .execute(db);
+  }
+}
+
+/**
+ * PostgreSQL: a statement trigger per change, adding to each stripe the number of the statement's
+ * rows in it, from the statement's transition tables. A row trigger would update one stripe's row
+ * once per changed row, and PostgreSQL writes a new version of a row at each update, which the next
+ * update of the same transaction must walk past: a statement over many rows (a page's purge, a
+ * seed) would take time in the square of its rows. Grouped and ordered by stripe, so that two
+ * statements lock the stripes they share in the same order.
+ */
+async function statementTriggers(db: Kysely<unknown>, table: Source): Promise<void> {
+  const { tenant, page, audience, join } = SOURCES[table]('changed');
+  const tables = { INSERT: ['new_rows'], DELETE: ['old_rows'], UPDATE: ['old_rows', 'new_rows'] } as const;
+  for (const [event, transitions] of Object.entries(tables)) {
+    const name = identifier(`${table}_${event.toLowerCase()}_in_analytics`);
+    const rows = transitions
+      .map(
+        (
+          transition,
+        ) => `SELECT ${tenant} AS tenant_id, ${page} AS page_id, ${stripeOf('postgres', audience)} AS stripe
+         FROM ${transition} changed ${join}`,
+      )
+      .join(' UNION ALL ');
+    await sql
+      .raw(
+        `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+           ${UPSERT} SELECT tenant_id, page_id, stripe, count(*) FROM (${rows}) bumped
+           GROUP BY tenant_id, page_id, stripe ORDER BY tenant_id, page_id, stripe ${ADD};
+           RETURN NULL;
+         END $$`,
+      )
+      .execute(db);
+    const referencing = transitions
+      .map((transition) => `${transition === 'new_rows' ? 'NEW' : 'OLD'} TABLE AS ${transition}`)
+      .join(' ');
+    await sql
+      .raw(
+        `CREATE TRIGGER ${name} AFTER ${event} ON ${identifier(table)} REFERENCING ${referencing}
+         FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`,
+      )
+      .execute(db);
+  }
+}
+
+/**
+ * A version per page of what its audience analytics read: the page's audiences, its sessions and
+ * the rollups of its audiences. Triggers add to it, in the transaction of the change, for any
  * insert, change or delete of those; the version of a page is the sum of its stripes, so it moves
  * with every committed change and never comes back to a value it had (the counts only grow). Each
  * process keeps answers of fixed periods with the version they were computed at
@@ -52,8 +128,7 @@ const bumpAudiencePage = (engine: Engine, row: 'NEW' | 'OLD') =>
  *
  * Striped by audience: on PostgreSQL a stripe's row is locked until its writer commits, and the
  * writers of one audience already take turns (on its running totals, migration 0027), so writers
- * of different audiences of a page rarely wait for each other here. A running total's update counts
- * only when a figure changed: 0027's lock on the audience's row at hour 0 changes none.
+ * of different audiences of a page share a stripe one time in 16.
  *
  * No foreign key to pages: a page's purge deletes its sessions, whose triggers come here after the
  * page is gone. The few rows of a purged page stay, and nothing reads them.
@@ -67,64 +142,7 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     .addColumn('n', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('analytics_versions_pk', ['tenant_id', 'page_id', 'stripe'])
     .execute();
-
-  const ofRow = (row: 'NEW' | 'OLD') =>
-    bump(engine, `${row}.tenant_id`, `${row}.page_id`, `${row}.audience_id`);
-  const moved = 'OLD.page_id <> NEW.page_id OR OLD.audience_id <> NEW.audience_id';
-  const counted = [
-    'page_id',
-    'audience_id',
-    'started_at',
-    'interactions',
-    'cta_clicks',
-    'form_submits',
-    'max_scroll_depth',
-    'time_spent_ms',
-  ];
-  for (const table of ['sessions', 'audiences'] as const) {
-    const columns = table === 'sessions' ? counted : ['page_id'];
-    // An audience is its own audience: its id stands where a session names its audience.
-    const of = (row: 'NEW' | 'OLD') =>
-      table === 'sessions' ? ofRow(row) : bump(engine, `${row}.tenant_id`, `${row}.page_id`, `${row}.id`);
-    await createTrigger(db, engine, {
-      name: `${table}_added_to_analytics`,
-      table,
-      event: 'INSERT',
-      statements: [of('NEW')],
-    });
-    await createTrigger(db, engine, {
-      name: `${table}_removed_from_analytics`,
-      table,
-      event: 'DELETE',
-      statements: [of('OLD')],
-    });
-    await createTrigger(db, engine, {
-      name: `${table}_changed_in_analytics`,
-      table,
-      event: `UPDATE OF ${columns.join(', ')}`,
-      statements: [of('NEW')],
-    });
-    await createTrigger(db, engine, {
-      name: `${table}_moved_in_analytics`,
-      table,
-      event: `UPDATE OF ${columns.join(', ')}`,
-      when: table === 'sessions' ? moved : 'OLD.page_id <> NEW.page_id',
-      statements: [of('OLD')],
-    });
-  }
-
-  const figureChanged = TOTALS.map((column) => `OLD.${column} <> NEW.${column}`).join(' OR ');
-  for (const [event, row, when] of [
-    ['INSERT', 'NEW', undefined],
-    ['DELETE', 'OLD', undefined],
-    [`UPDATE OF ${TOTALS.join(', ')}`, 'NEW', figureChanged],
-  ] as const) {
-    await createTrigger(db, engine, {
-      name: `running_stats_${event.split(' ')[0]?.toLowerCase()}_in_analytics`,
-      table: 'audience_running_stats',
-      event,
-      when,
-      statements: [bumpAudiencePage(engine, row)],
-    });
+  for (const table of Object.keys(SOURCES) as Source[]) {
+    await (engine === 'sqlite' ? rowTriggers(db, table) : statementTriggers(db, table));
   }
 }
