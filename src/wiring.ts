@@ -10,15 +10,16 @@ import * as files from './resources/files/service.ts';
 import type { PageLinkNeeds } from './resources/page-links/service.ts';
 import * as pageLinks from './resources/page-links/service.ts';
 import type { ImageChecks } from './resources/pages/references.ts';
+import { getPage } from './resources/pages/service.ts';
 import type { AccountOfDomain } from './resources/persons/service.ts';
 import type { AudienceHoldout } from './resources/sessions/lift.ts';
-import type { PageAudiences } from './resources/sessions/service.ts';
+import type { PageAudiences, PageCheck } from './resources/sessions/service.ts';
 import type { TenantDomainNeeds } from './resources/tenant-domains/routes.ts';
 import * as tenantDomains from './resources/tenant-domains/service.ts';
 import type { TenantNeeds } from './resources/tenants/routes.ts';
 import * as tenants from './resources/tenants/service.ts';
 import { isAtOrUnder, type PagesOrigin } from './shared/pages-origin.ts';
-import { audienceIdsOfPage, holdoutOf } from './workflows/audience-versions/service.ts';
+import { holdoutOf } from './workflows/audience-versions/service.ts';
 
 /**
  * What each resource needs from the others. A resource never imports another: where one of its
@@ -33,7 +34,7 @@ export interface ResourceNeeds {
   pageLinks: PageLinkNeeds;
   tenantDomains: TenantDomainNeeds;
   tenants: TenantNeeds;
-  sessions: { audiences: PageAudiences; holdout: AudienceHoldout };
+  sessions: { page: PageCheck; audiences: PageAudiences; holdout: AudienceHoldout };
   brands: { checkLogo: LogoCheck };
 }
 
@@ -72,7 +73,7 @@ export function resourceNeeds({ database, pages, ...links }: Wiring): ResourceNe
       reserved: (hostname) => isAtOrUnder(hostname, apiHost) || pages.reservesHostname(hostname),
     },
     tenants: { pagesBase: (slug) => pages.baseOf(slug) },
-    sessions: { audiences: audienceIdsOfPage, holdout: holdoutOf },
+    sessions: { page: getPage, audiences: audiences.audienceIdsOf, holdout: holdoutOf },
     brands: { checkLogo: assets.assertActiveImageAsset },
   };
 }

@@ -1,4 +1,6 @@
+import type { FastifyReply } from 'fastify';
 import type { Api } from '../../http/types.ts';
+import { KeptAnswers } from './kept-answers.ts';
 import { type AudienceHoldout, audienceLift } from './lift.ts';
 import {
   AnalyticsParams,
@@ -8,13 +10,17 @@ import {
   LiftParams,
   LiftQuery,
 } from './schema.ts';
-import { audienceAnalytics, type PageAudiences } from './service.ts';
+import { audienceAnalytics, type PageAudiences, type PageCheck } from './service.ts';
 
-/** The analytics endpoints; `audiences` lists the audiences of a page, `holdout` tells an audience's. */
+/**
+ * The analytics endpoints; `page` checks a page is the tenant's, `audiences` lists its audiences,
+ * `holdout` tells an audience's.
+ */
 export async function sessionRoutes(
   api: Api,
-  { audiences, holdout }: { audiences: PageAudiences; holdout: AudienceHoldout },
+  { page, audiences, holdout }: { page: PageCheck; audiences: PageAudiences; holdout: AudienceHoldout },
 ): Promise<void> {
+  const kept = new KeptAnswers();
   api.get(
     '/v0/pages/:page_id/analytics/audiences',
     {
@@ -29,7 +35,16 @@ export async function sessionRoutes(
         response: { 200: AudienceAnalytics },
       },
     },
-    (request) => audienceAnalytics(request.tenantDb, request.params.page_id, request.query, audiences),
+    // The answer comes serialized (it is kept so): sent as it is, past the schema's serializer,
+    // which the reply's types would otherwise ask for.
+    async (request, reply) =>
+      (reply as FastifyReply).type('application/json; charset=utf-8').send(
+        await audienceAnalytics(request.tenantDb, request.params.page_id, request.query, {
+          page,
+          audiences,
+          kept,
+        }),
+      ),
   );
 
   api.get(

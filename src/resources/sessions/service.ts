@@ -1,10 +1,12 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { invalidField } from '../../shared/errors.ts';
-import { HOUR_MS, periodOf, splitByHours } from './period.ts';
+import type { KeptAnswers } from './kept-answers.ts';
+import { HOUR_MS, type Period, periodOf, splitByHours } from './period.ts';
 import type { AudienceAnalyticsItem, SessionEvent } from './schema.ts';
 import {
   type AudienceTotals,
   addToHour,
+  analyticsVersion,
   BOUNCE_MS,
   findSession,
   runningTotals,
@@ -16,9 +18,12 @@ import {
 } from './store.ts';
 import type { Arm } from './tables.ts';
 
+/** Resolves when the page is one of the tenant's; rejects not found otherwise. */
+export type PageCheck = (db: TenantDb, pageId: string) => Promise<unknown>;
+
 /**
- * The ids of every audience of a page, archived ones too; not found when the page is not. The
- * pages and audiences resources answer; the server wires them in (src/wiring.ts).
+ * The ids of every audience of a page, archived ones too, newest first. The pages and audiences
+ * resources answer; the server wires them in (src/wiring.ts).
  */
 export type PageAudiences = (db: TenantDb, pageId: string) => Promise<string[]>;
 
@@ -170,26 +175,62 @@ function present(audienceId: string, totals: Totals): AudienceAnalyticsItem {
 }
 
 /**
- * Session metrics of every audience of the page (archived ones too) over sessions that started in
- * [startDate, endDate). The whole hours come from the running totals (two rows per audience, however
- * long the period), only the partial hours at either end from the sessions of the page: the cost
- * grows with the audiences, not with the days or the sessions.
+ * The answer's JSON, byte for byte what the response schema's serializer writes: `present` lists
+ * the fields in the schema's order and every figure is a finite number. (JSON.stringify is as fast
+ * as that serializer here; writing the numbers out is most of either's time.)
  */
-export async function audienceAnalytics(
+function serialize(items: AudienceAnalyticsItem[]): Buffer {
+  return Buffer.from(JSON.stringify({ items }));
+}
+
+/** The answer computed from the rollups and sessions; see audienceAnalytics. */
+async function computeAnalytics(
   db: TenantDb,
   pageId: string,
-  query: { startDate?: string; endDate?: string },
+  period: Period,
   audiences: PageAudiences,
-  now = Date.now(),
-): Promise<{ items: AudienceAnalyticsItem[] }> {
-  const { whole, edges } = splitByHours(periodOf(query, now));
+): Promise<Buffer> {
   const audienceIds = await audiences(db, pageId);
-  if (audienceIds.length === 0) return { items: [] };
+  if (audienceIds.length === 0) return serialize([]);
+  const { whole, edges } = splitByHours(period);
   const sums = await Promise.all([
     ...(whole ? [runningTotals(db, audienceIds, whole)] : []),
     ...edges.map((span) => sessionTotals(db, pageId, span)),
   ]);
   const totals = new Map<string, Totals>();
   for (const rows of sums) add(totals, rows);
-  return { items: audienceIds.map((id) => present(id, totals.get(id) ?? NOTHING)) };
+  return serialize(audienceIds.map((id) => present(id, totals.get(id) ?? NOTHING)));
+}
+
+/** What the analytics of a page draw on from the other resources (src/wiring.ts answers). */
+export interface AnalyticsNeeds {
+  page: PageCheck;
+  audiences: PageAudiences;
+  /** The answers of fixed periods kept in this process. */
+  kept: KeptAnswers;
+}
+
+/**
+ * Session metrics of every audience of the page (archived ones too) over sessions that started in
+ * [startDate, endDate), as the JSON of the response. The whole hours come from the running totals
+ * (two rows per audience, however long the period), only the partial hours at either end from the
+ * sessions of the page: the cost grows with the audiences, not with the days or the sessions.
+ *
+ * A period with a fixed end is a function of the data alone: its answer is kept, with the version
+ * of the page's analytics read before computing it, and served again while that version has not
+ * moved. A period that ends now moves with the clock, and is computed every time.
+ */
+export async function audienceAnalytics(
+  db: TenantDb,
+  pageId: string,
+  query: { startDate?: string; endDate?: string },
+  { page, audiences, kept }: AnalyticsNeeds,
+  now = Date.now(),
+): Promise<Buffer> {
+  const period = periodOf(query, now);
+  await page(db, pageId);
+  const compute = () => computeAnalytics(db, pageId, period, audiences);
+  if (query.endDate === undefined) return compute();
+  const version = await analyticsVersion(db, pageId);
+  return kept.answer(`${db.tenantId} ${pageId} ${period.start} ${period.end}`, version, compute);
 }

@@ -63,6 +63,22 @@ const addTotals = compiled((db: Db, p: Totals & { audience_id: string; hour: num
   }),
 );
 
+const versionOfPage = compiled((db: Db, p: { pageId: string }) =>
+  db
+    .selectFrom('analytics_versions')
+    .select((eb) => eb.fn.sum<number | string>('n').as('n'))
+    .where('page_id', '=', p.pageId),
+);
+
+/**
+ * The version of what the page's audience analytics read (migration 0029): it moves with every
+ * committed change to the page's sessions, audiences or their running totals, and never returns to
+ * an earlier value. 0 for a page without any.
+ */
+export async function analyticsVersion(db: Db, pageId: string): Promise<number> {
+  return Number((await db.first(versionOfPage, { pageId }))?.n ?? 0);
+}
+
 export function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
   return db.first(byId, { id });
 }

@@ -80,10 +80,23 @@ export interface AudienceRunningStatsTable extends SessionSums {
  */
 export type AudienceStatChangesTable = AudienceHourlyStatsTable;
 
+/**
+ * One stripe of the version of a page's analytics (migration 0029): triggers add one to it in the
+ * transaction of every change to the page's sessions, audiences or their running totals. A page's
+ * version is the sum of its stripes.
+ */
+export interface AnalyticsVersionsTable {
+  tenant_id: string;
+  page_id: string;
+  stripe: number;
+  n: number;
+}
+
 export type SessionsTables = {
   sessions: SessionsTable;
   audience_stat_changes: AudienceStatChangesTable;
   audience_hourly_stats: AudienceHourlyStatsTable;
   audience_daily_stats: AudienceDailyStatsTable;
   audience_running_stats: AudienceRunningStatsTable;
+  analytics_versions: AnalyticsVersionsTable;
 };

@@ -280,9 +280,3 @@ export async function holdoutOf(db: TenantDb, pageId: string, audienceId: string
   await pages.getPage(db, pageId);
   return (await audiences.requireAudience(db, pageId, audienceId)).holdout_percent;
 }
-
-/** The ids of every audience of a page, archived ones too; not found when the page is not one of the tenant's. */
-export async function audienceIdsOfPage(db: TenantDb, pageId: string): Promise<string[]> {
-  await pages.getPage(db, pageId);
-  return audiences.audienceIdsOf(db, pageId);
-}
