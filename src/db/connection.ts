@@ -29,6 +29,10 @@ export function acrossTenantsIn<Tables = NoTablesAcross>(transaction: Kysely<unk
 }
 
 export type { ChangeWatch, PoolUse } from './engine.ts';
+
+/** Tenant handles kept by a Database: more tenants than one node serves at once, a few hundred kilobytes. */
+const TENANT_HANDLES = 1024;
+
 export { sqliteFile } from './sqlite/open.ts';
 
 /**
@@ -39,6 +43,9 @@ export { sqliteFile } from './sqlite/open.ts';
  * reached through narrow interfaces (db/engine.ts): `search`, `errors`, `locks`.
  */
 export class Database {
+  /** The handles of the tenants seen lately: one is made per request otherwise (see forTenant). */
+  private readonly tenantHandles = new Map<string, TenantDb<unknown>>();
+
   constructor(private readonly opened: OpenedDatabase<unknown>) {}
 
   /**
@@ -71,7 +78,16 @@ export class Database {
    * no statement); a store takes it as TenantDb<ItsTables>. Tests may name the tables they read.
    */
   forTenant<Tables = NoTables>(tenantId: string): TenantDb<Tables> {
-    return TenantDb.scoped<Tables>(tenantId, this.opened.db, this.opened.engine);
+    // A handle holds nothing but its tenant and the connection (a transaction makes a handle of its
+    // own), so one serves every request of its tenant: making it (a Kysely with the tenant's
+    // plugin) was a few microseconds and its garbage per request. At most TENANT_HANDLES are kept.
+    let handle = this.tenantHandles.get(tenantId);
+    if (!handle) {
+      if (this.tenantHandles.size >= TENANT_HANDLES) this.tenantHandles.clear();
+      handle = TenantDb.scoped(tenantId, this.opened.db, this.opened.engine);
+      this.tenantHandles.set(tenantId, handle);
+    }
+    return handle as TenantDb<Tables>;
   }
 
   /** The same database with a Kysely plugin on every statement (tests count queries with one). */

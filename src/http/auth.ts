@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/connection.ts';
 import type { TenantDb } from '../db/tenant-db.ts';
 import { AppError } from '../shared/errors.ts';
@@ -12,8 +12,11 @@ export interface Caller {
   readOnly: boolean;
 }
 
-/** Finds the live key behind an API key, else throws invalid_api_key (the api-keys resource does this). */
-export type Authenticate = (apiKey: string) => Promise<Caller>;
+/**
+ * Finds the live key behind an API key, else throws invalid_api_key (the api-keys resource does
+ * this): at once when it knows the key (no statement to wait for), else through a promise.
+ */
+export type Authenticate = (apiKey: string) => Caller | Promise<Caller>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,7 +28,7 @@ declare module 'fastify' {
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 
-async function identify(authenticate: Authenticate, request: FastifyRequest): Promise<Caller> {
+function identify(authenticate: Authenticate, request: FastifyRequest): Caller | Promise<Caller> {
   const header = request.headers['x-api-key'];
   const apiKey = Array.isArray(header) ? header[0] : header;
   if (!apiKey) throw new AppError('missing_api_key', 'Send your API key in the x-api-key header');
@@ -54,20 +57,39 @@ export function requireApiKey(
 ): void {
   scope.decorateRequest('caller', null);
   scope.decorateRequest('tenantDb', null as unknown as TenantDb);
-  scope.addHook('onRequest', async (request, reply) => {
-    let caller: Caller;
-    try {
-      caller = await identify(authenticate, request);
-    } catch (error) {
-      if (!isAuthenticationFailure(error)) throw error;
-      reply.header('WWW-Authenticate', 'ApiKey header="x-api-key"');
-      await failures.take(clientKey(request.ip), reply);
-      throw error;
-    }
+  const admit = (request: FastifyRequest, caller: Caller) => {
     if (caller.readOnly && !READ_METHODS.has(request.method)) {
       throw new AppError('forbidden', 'This API key is read-only; it may only make GET requests');
     }
     request.caller = caller;
     request.tenantDb = database.forTenant(caller.tenantId);
+  };
+  const refuse = async (request: FastifyRequest, reply: FastifyReply, error: unknown): Promise<never> => {
+    if (isAuthenticationFailure(error)) {
+      reply.header('WWW-Authenticate', 'ApiKey header="x-api-key"');
+      await failures.take(clientKey(request.ip), reply);
+    }
+    throw error;
+  };
+  // A known key is admitted without a promise: the hook waits only for a statement or a limit.
+  scope.addHook('onRequest', (request, reply, done) => {
+    let found: Caller | Promise<Caller>;
+    try {
+      found = identify(authenticate, request);
+    } catch (error) {
+      refuse(request, reply, error).catch(done);
+      return;
+    }
+    if (!(found instanceof Promise)) {
+      admit(request, found);
+      done();
+      return;
+    }
+    found
+      .then(
+        (caller) => admit(request, caller),
+        (error: unknown) => refuse(request, reply, error),
+      )
+      .then(() => done(), done);
   });
 }

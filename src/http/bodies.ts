@@ -54,12 +54,15 @@ function jsonParser(app: FastifyInstance) {
   };
 }
 
+const WITH_BODIES = new Set(['POST', 'PATCH', 'PUT']);
+
 /** JSON bodies, at most `limit` bytes; an empty body counts as none, so that actions accept `{}` or nothing. */
 export function acceptJsonBodies(app: FastifyInstance, limit: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: limit }, jsonParser(app));
-  app.addHook('preValidation', async (request) => {
-    if (request.body === undefined && ['POST', 'PATCH', 'PUT'].includes(request.method)) request.body = {};
+  app.addHook('preValidation', (request, _reply, done) => {
+    if (request.body === undefined && WITH_BODIES.has(request.method)) request.body = {};
+    done();
   });
 }
 

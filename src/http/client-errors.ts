@@ -87,7 +87,8 @@ export function clientLimits(): Partial<FastifyServerOptions> & { http: ServerOp
 
 /** Refuses request targets over MAX_URL_LENGTH (those Node's header limit has not already refused). */
 export function refuseLongUrls(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     if (request.url.length > MAX_URL_LENGTH) throw urlTooLong();
+    done();
   });
 }

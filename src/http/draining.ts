@@ -14,10 +14,12 @@ declare module 'fastify' {
  */
 export function drainOnShutdown(app: FastifyInstance): void {
   app.decorate('draining', false);
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', (_request, _reply, done) => {
     if (app.draining) throw new AppError('unavailable', 'This server is shutting down; retry the request');
+    done();
   });
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (app.draining) reply.header('connection', 'close');
+    done(null, payload);
   });
 }

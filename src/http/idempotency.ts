@@ -229,12 +229,29 @@ async function settle(request: FastifyRequest, reply: FastifyReply, payload: unk
  */
 export function idempotentPosts(scope: FastifyInstance): void {
   scope.decorateRequest('idempotency', null);
-  scope.addHook('preHandler', async (request, reply) => {
-    if (request.method !== 'POST') return;
-    return begin(request, reply);
+  // Hooks of the routes that answer POST only, ahead of their own: other requests run none.
+  scope.addHook('onRoute', (route) => {
+    if (!(Array.isArray(route.method) ? route.method : [route.method]).includes('POST')) return;
+    route.preHandler = [beginPost, ...hooksOf(route.preHandler)];
+    route.onSend = [settleAnswer, ...hooksOf(route.onSend)];
   });
-  scope.addHook('onSend', async (request, reply, payload) => {
-    await settle(request, reply, payload);
-    return payload;
-  });
+}
+
+function hooksOf<Hook>(hooks: Hook | Hook[] | undefined): Hook[] {
+  if (hooks === undefined) return [];
+  return Array.isArray(hooks) ? hooks : [hooks];
+}
+
+async function beginPost(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  if (request.method !== 'POST') return undefined;
+  return begin(request, reply);
+}
+
+async function settleAnswer(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
+  await settle(request, reply, payload);
+  return payload;
 }

@@ -257,5 +257,8 @@ export function registerMetrics(app: FastifyInstance, options: MetricsOptions): 
 /** Counts every request `app` answers in `metrics` (another listener's, whose /metrics serves them). */
 export function countRequests(app: FastifyInstance, metrics: Metrics): void {
   app.decorate('metrics', metrics);
-  app.addHook('onResponse', async (request, reply) => metrics.observe(request, reply));
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.observe(request, reply);
+    done();
+  });
 }

@@ -56,7 +56,7 @@ function badlyEncodedParameter(url: string): string | undefined {
 
 /** Refuses unsafe text in every request's path parameters, query string and body, before validation. */
 export function refuseUnsafeText(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     if (unsafeTextAt(request.params, '/params'))
       throw new AppError('not_found', 'A path parameter is malformed: nothing is found there');
     const badlyEncoded = badlyEncodedParameter(request.url);
@@ -66,5 +66,6 @@ export function refuseUnsafeText(app: FastifyInstance): void {
     if (inQuery) throw invalidField(inQuery, MESSAGE);
     const inBody = unsafeTextAt(request.body, '/body');
     if (inBody) throw invalidField(inBody, MESSAGE);
+    done();
   });
 }

@@ -98,6 +98,22 @@ describe('GET /v0/accounts/{id}', () => {
     expect(after.body.latestActivityAt).toBe(note.createdAt);
   });
 
+  it('shows the 100 most recently updated of more linked persons', async () => {
+    const account = await createAccount({ domain: 'crowded.example' });
+    const person = async (n: number) =>
+      (await api.post('/v0/persons', { name: `Person ${n}`, email: `p${n}@crowded.example` })).body;
+    const first = await person(0);
+    const oldest = await person(1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    for (let n = 2; n <= 100; n++) await person(n);
+    await api.patch(`/v0/persons/${first.personId}`, { name: 'Person 0, updated' });
+    const shown = (await api.get(`/v0/accounts/${account.accountId}`)).body.linkedPersons;
+    const ids = shown.map((p: { personId: string }) => p.personId);
+    expect(ids).toHaveLength(100);
+    expect(ids[0]).toBe(first.personId);
+    expect(ids).not.toContain(oldest.personId);
+  });
+
   it('linkedPersonsCount and latestActivityAt follow persons as they move to another account and go', async () => {
     const [one, two] = [`one-${Date.now()}.example`, `two-${Date.now()}.example`];
     const first = (await api.post('/v0/persons', { name: 'First', domain: one })).body;

@@ -53,8 +53,11 @@ export class KeyCache {
     return this.entries.size;
   }
 
-  /** The caller of the key whose hash is `keyHash`, from memory or else from `read`. */
-  async get(keyHash: string, read: () => Promise<Caller | undefined>): Promise<Caller | undefined> {
+  /**
+   * The caller of the key whose hash is `keyHash`: at once from memory (no promise to wait for),
+   * or else from `read`.
+   */
+  get(keyHash: string, read: () => Promise<Caller | undefined>): Caller | Promise<Caller | undefined> {
     const version = this.current();
     const entry = this.entries.get(keyHash);
     const readAt = this.now();
@@ -65,6 +68,15 @@ export class KeyCache {
       return entry.caller;
     }
     this.entries.delete(keyHash);
+    return this.readAndKeep(keyHash, version, readAt, read);
+  }
+
+  private async readAndKeep(
+    keyHash: string,
+    version: number,
+    readAt: number,
+    read: () => Promise<Caller | undefined>,
+  ): Promise<Caller | undefined> {
     const caller = await read();
     if (caller && this.current() === version) this.remember(keyHash, { caller, readAt });
     return caller;

@@ -76,17 +76,24 @@ export async function issueKey(
   };
 }
 
-/** The caller of a live key, from `keys` when it holds the key, else read (and kept there). */
-export async function authenticate(
+/**
+ * The caller of a live key: at once from `keys` when it holds the key, else read (and kept there)
+ * through a promise.
+ */
+export function authenticate(
   db: Kysely<ApiKeysTables>,
   keys: KeyCache,
   apiKey: string,
-): Promise<Caller> {
+): Caller | Promise<Caller> {
   const keyHash = hashKey(apiKey);
-  const caller = await keys.get(keyHash, async () => {
+  const found = keys.get(keyHash, async () => {
     const row = await findLiveKeyByHash(db, keyHash);
     return row && { tenantId: row.tenant_id, keyId: row.id, readOnly: row.read_only === 1 };
   });
+  return found instanceof Promise ? found.then(live) : live(found);
+}
+
+function live(caller: Caller | undefined): Caller {
   if (!caller) throw new AppError('invalid_api_key', 'The API key is unknown or has been revoked');
   return caller;
 }

@@ -195,8 +195,9 @@ export async function listAllPersons(
   return mapPaged(rows, presentPerson);
 }
 
-export async function linkedPersons(db: TenantDb, accountId: string, limit: number): Promise<Person[]> {
-  return (await personsOfAccount(db, accountId, limit)).map(presentPerson);
+/** The account's 100 most recently updated persons (LINKED_PERSONS_SHOWN). */
+export async function linkedPersons(db: TenantDb, accountId: string): Promise<Person[]> {
+  return (await personsOfAccount(db, accountId)).map(presentPerson);
 }
 
 /** What audiences show of their persons, by id; persons that do not exist are left out. */

@@ -4,12 +4,10 @@ import * as accounts from '../../resources/accounts/service.ts';
 import * as persons from '../../resources/persons/service.ts';
 import type { Account } from './schema.ts';
 
-const LINKED_PERSONS_SHOWN = 100;
-
 async function withLinkedPersons(db: TenantDb, account: AccountFields): Promise<Account> {
   return {
     ...account,
-    linkedPersons: await persons.linkedPersons(db, account.accountId, LINKED_PERSONS_SHOWN),
+    linkedPersons: await persons.linkedPersons(db, account.accountId),
   };
 }
 
