@@ -94,6 +94,12 @@ describe('POST /v0/persons', () => {
     expect(slugs).toEqual(['zoe-o-brien', 'zoe-o-brien-2', 'zoe-o-brien-3']);
   });
 
+  it('numbers slugs on past the first few taken ones, in order', async () => {
+    const slugs = [];
+    for (let i = 0; i < 24; i++) slugs.push((await createPerson({ name: 'Many Times' })).slug);
+    expect(slugs).toEqual(['many-times', ...Array.from({ length: 23 }, (_, i) => `many-times-${i + 2}`)]);
+  });
+
   it('gives a slug to a name with no letters', async () => {
     expect((await createPerson({ name: '!!!' })).slug).toMatch(/^person(-\d+)?$/);
   });
@@ -112,6 +118,20 @@ describe('POST /v0/persons', () => {
     expect(second.status).toBe(409);
     expect(second.body.code).toBe('conflict');
     expect(second.body.detail).toContain(first.personId);
+  });
+
+  it('lets one of concurrent creates with the same email have it, and refuses the others naming it', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        api.post('/v0/persons', { name: `Racer ${i}`, email: 'race@unique.example' }),
+      ),
+    );
+    const created = responses.filter((r) => r.status === 201);
+    expect(created).toHaveLength(1);
+    for (const refused of responses.filter((r) => r.status !== 201)) {
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail).toContain(created[0]?.body.personId);
+    }
   });
 
   it.each([

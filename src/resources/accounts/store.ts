@@ -55,8 +55,14 @@ export async function insertAccount(db: TenantDb<AccountsTables>, row: NewAccoun
   await db.insertInto('accounts', row).execute();
 }
 
-/** Inserts the account unless its domain is taken; either way returns the id of the domain's account. */
+/**
+ * Inserts the account unless its domain is taken; either way returns the id of the domain's account.
+ * Looked up first: the domain usually has its account already, and a read costs less than an
+ * insert that does nothing. One made meanwhile by a concurrent transaction is found after the insert.
+ */
 export async function ensureAccount(db: TenantDb<AccountsTables>, row: NewAccountRow): Promise<string> {
+  const existing = await db.first(idOfDomain, row);
+  if (existing) return existing.id;
   await db.run(insertUnlessDomainTaken, row);
   const found = await db.first(idOfDomain, row);
   if (!found) throw new Error(`the account of ${row.domain} is gone`);

@@ -22,6 +22,7 @@ import {
   recordActivityAtCommit,
   SLUGS_PROBED,
   slugsTaken,
+  slugTaken,
   updatePerson,
 } from './store.ts';
 
@@ -94,16 +95,16 @@ async function assertEmailFree(db: TenantDb, emailKey: string | null, personId?:
 
 /**
  * The person's slug: made from the name, `-2`, `-3`… when taken (the first free one). Takes a lock:
- * call it in a transaction. The candidates are looked up by equality, a few at a time, so that the
- * index answers; a prefix match would scan every person of the tenant.
+ * call it in a transaction. The name's own slug is looked up alone first, since it is usually free;
+ * then the numbered ones by equality, a few at a time, so that the index answers (a prefix match
+ * would scan every person of the tenant).
  */
 async function freeSlug(db: TenantDb, name: string): Promise<string> {
   const base = slugOf(name, MAX_SLUG) || 'person';
   await db.lock(`persons.slug:${base}`);
-  for (let first = 1; ; first += SLUGS_PROBED) {
-    const candidates = Array.from({ length: SLUGS_PROBED }, (_, i) =>
-      first + i === 1 ? base : `${base}-${first + i}`,
-    );
+  if (!(await slugTaken(db, base))) return base;
+  for (let first = 2; ; first += SLUGS_PROBED) {
+    const candidates = Array.from({ length: SLUGS_PROBED }, (_, i) => `${base}-${first + i}`);
     const taken = new Set(await slugsTaken(db, candidates));
     const free = candidates.find((candidate) => !taken.has(candidate));
     if (free) return free;
@@ -112,8 +113,9 @@ async function freeSlug(db: TenantDb, name: string): Promise<string> {
 
 /**
  * Creates a person, linked to the account of their domain (created when missing). Concurrent
- * creates choose slugs one at a time; a concurrent create with the same email is a conflict (the
- * loser's insert fails on the email's unique key, and its second run finds the holder).
+ * creates choose slugs one at a time. The email is not looked up beforehand: an email in use fails
+ * the insert on its unique key, and only then is its holder looked up, for a conflict; a failure
+ * on a key that a concurrent create took (a slug) runs the create once more.
  */
 export async function createPerson(
   db: TenantDb,
@@ -121,26 +123,43 @@ export async function createPerson(
   accountOf: AccountOfDomain,
 ): Promise<Person> {
   const email = input.email ?? null;
-  const emailKey = email?.toLowerCase() ?? null;
-  const { domain, domain_given } = resolveDomain(input.domain ?? null, email);
-  return db.retryingTransaction(CREATE_ATTEMPTS, async (tx) => {
-    await assertEmailFree(tx, emailKey);
-    const now = Date.now();
-    const row: PersonRow = {
-      ...personFields.columns(PersonCreate, input),
-      id: newId('person'),
-      account_id: domain === null ? null : await accountOf(tx, domain),
-      email_key: emailKey,
-      domain,
-      domain_given,
-      slug: await freeSlug(tx, input.name),
-      latest_activity_at: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await insertPerson(tx, row);
-    return presentPerson(row);
-  });
+  const keys: NewPersonKeys = {
+    email_key: email?.toLowerCase() ?? null,
+    ...resolveDomain(input.domain ?? null, email),
+  };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction((tx) => insertNewPerson(tx, input, keys, accountOf));
+    } catch (error) {
+      if (!db.errors.isUniqueViolation(error)) throw error;
+      await assertEmailFree(db, keys.email_key);
+      if (attempt >= CREATE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** What a new person's row takes from its email and domain, worked out before its transaction. */
+type NewPersonKeys = Pick<PersonRow, 'email_key' | 'domain' | 'domain_given'>;
+
+async function insertNewPerson(
+  tx: TenantDb,
+  input: PersonCreate,
+  keys: NewPersonKeys,
+  accountOf: AccountOfDomain,
+): Promise<Person> {
+  const now = Date.now();
+  const row: PersonRow = {
+    ...personFields.columns(PersonCreate, input),
+    ...keys,
+    id: newId('person'),
+    account_id: keys.domain === null ? null : await accountOf(tx, keys.domain),
+    slug: await freeSlug(tx, input.name),
+    latest_activity_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await insertPerson(tx, row);
+  return presentPerson(row);
 }
 
 export async function getPerson(db: TenantDb, id: string): Promise<Person> {

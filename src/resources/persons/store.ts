@@ -43,6 +43,10 @@ const byEmail = compiled((db: Db, p: { emailKey: string }) =>
   db.selectFrom('persons').select(COLUMNS).where('email_key', '=', p.emailKey),
 );
 
+const slugInUse = compiled((db: Db, p: { slug: string }) =>
+  db.selectFrom('persons').select('slug').where('slug', '=', p.slug),
+);
+
 const takenSlugs = compiled(
   (db: Db, p: { slugs: string[] }) => db.selectFrom('persons').select('slug').where('slug', 'in', p.slugs),
   { slugs: SLUGS_PROBED },
@@ -94,6 +98,11 @@ export function findPersonByEmail(
   emailKey: string,
 ): Promise<PersonRow | undefined> {
   return db.first(byEmail, { emailKey });
+}
+
+/** Whether a person of the tenant has the slug. */
+export async function slugTaken(db: Db, slug: string): Promise<boolean> {
+  return (await db.first(slugInUse, { slug })) !== undefined;
 }
 
 /** Which of `slugs`, SLUGS_PROBED of them, are in use. */

@@ -43,6 +43,9 @@ export async function sessionAdmitted(
  * a person, that person's activity (which moves their account's latestActivityAt), in one
  * transaction, so that a batch that was acknowledged is on disk. A new session starts only when
  * `admitSession` (the visitor side's limits) lets it; its refusal stores nothing.
+ *
+ * The audience's person is read in the transaction: on SQLite a read outside one, while a group
+ * commit is open, is a unit of work of its own that waits for that commit.
  */
 export async function recordVisit(
   db: TenantDb,
@@ -51,14 +54,10 @@ export async function recordVisit(
   now = Date.now(),
   admitSession?: SessionAdmission,
 ): Promise<number> {
-  // Read together: on SQLite a read waits for the open group commit, and both wait for the same one.
-  const [personId, known] = await Promise.all([
-    personOfAudience(db, visit.audienceId),
-    admitSession ? sessionExists(db, visit.sessionId) : true,
-  ]);
-  if (personId === undefined) throw invalidField('/body/token', 'names a page that no longer exists');
-  if (!known) await admitSession?.();
+  if (admitSession && !(await sessionExists(db, visit.sessionId))) await admitSession();
   await db.retryingTransaction(SESSION_RACE_ATTEMPTS, async (tx) => {
+    const personId = await personOfAudience(tx, visit.audienceId);
+    if (personId === undefined) throw invalidField('/body/token', 'names a page that no longer exists');
     await recordSessionEvents(tx, visit, events, now);
     if (personId) await notePersonActivityAtCommit(tx, personId, now);
   });
