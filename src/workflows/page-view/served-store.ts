@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiledAcrossTenants } from '../../db/compiled.ts';
 import type { Arm } from '../../resources/sessions/arm.ts';
 
 /**
@@ -35,19 +36,36 @@ export interface ServedTables {
 
 export type ServedRow = Selectable<ServedPagesTable>;
 
-/**
- * The page view's one statement: the rows of both arms at `addressKey` that were built at their
- * tenant's current generation; none when nothing is kept or what is kept is stale.
- */
-export function findServed(db: Kysely<ServedTables>, addressKey: string): Promise<ServedRow[]> {
-  return db
+/** What a page view reads of a kept row. */
+export type ServedRead = Pick<
+  ServedRow,
+  'arm' | 'audience_id' | 'holdout_percent' | 'html' | 'gzip' | 'etag' | 'token_expires_at'
+>;
+
+const servedAt = compiledAcrossTenants((db: Kysely<ServedTables>, p: { addressKey: string }) =>
+  db
     .selectFrom('served_pages as s')
     .innerJoin('serving_generations as g', (join) =>
       join.onRef('g.tenant_id', '=', 's.tenant_id').onRef('g.generation', '=', 's.generation'),
     )
-    .selectAll('s')
-    .where('s.address_key', '=', addressKey)
-    .execute();
+    .select([
+      's.arm',
+      's.audience_id',
+      's.holdout_percent',
+      's.html',
+      's.gzip',
+      's.etag',
+      's.token_expires_at',
+    ])
+    .where('s.address_key', '=', p.addressKey),
+);
+
+/**
+ * The page view's one statement, compiled: the rows of both arms at `addressKey` that were built at
+ * their tenant's current generation; none when nothing is kept or what is kept is stale.
+ */
+export function findServed(db: Kysely<ServedTables>, addressKey: string): Promise<ServedRead[]> {
+  return servedAt.all(db, { addressKey });
 }
 
 export async function findGeneration(

@@ -8,7 +8,14 @@ import { addressKey, originOf, type PageRequest, pageAddressOf, requestedPage } 
 import { visitorArm } from './holdout.ts';
 import { resolveImageUrls } from './images.ts';
 import { imageRefsOf, renderPage } from './render.ts';
-import { findGeneration, findServed, keepServed, type ServedRow, type ServedTables } from './served-store.ts';
+import {
+  findGeneration,
+  findServed,
+  keepServed,
+  type ServedRead,
+  type ServedRow,
+  type ServedTables,
+} from './served-store.ts';
 import { holdoutInEffect, resolvePageView, tenantOf } from './service.ts';
 
 /**
@@ -64,7 +71,7 @@ export type VisitorIdAt = (address: PageRequest) => string | undefined;
  * then lasts at least that long (3.5 days of TOKEN_VALID_MS' 7), and a page is signed and rendered
  * again at most twice a week when nothing changes.
  */
-function fresh(row: ServedRow, tokenValidMs: number, now: number): boolean {
+function fresh(row: ServedRead, tokenValidMs: number, now: number): boolean {
   return row.token_expires_at - now > tokenValidMs / 2;
 }
 
