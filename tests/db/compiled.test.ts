@@ -193,7 +193,7 @@ describe('compiled statements across tenants', () => {
         .execute(async (trx) => {
           await acrossSetStatus.run(trx, { fingerprints: ['mine', 'theirs'], status: 500 });
           expect(await acrossByKey.all(trx, { key: KEY, scope: SCOPE })).toHaveLength(2);
-            throw new Error('roll back');
+          throw new Error('roll back');
         }),
     ).rejects.toThrow('roll back');
     expect(await mine.first(byKey, { key: KEY })).toEqual({ fingerprint: 'mine', status_code: 201 });

@@ -9,14 +9,14 @@ import { visitorArm } from './holdout.ts';
 import { resolveImageUrls } from './images.ts';
 import { imageRefsOf, renderPage } from './render.ts';
 import {
-  findGeneration,
+  findGenerationAt,
   findServed,
   keepServed,
   type ServedRead,
   type ServedRow,
   type ServedTables,
 } from './served-store.ts';
-import { holdoutInEffect, resolvePageView, tenantOf } from './service.ts';
+import { holdoutInEffect, resolvePageView } from './service.ts';
 
 /**
  * The served-page read model (docs/public-pages.md): a page view is one read of the page as it was
@@ -51,9 +51,10 @@ export interface Serving {
 
 /** A page as served: the same bytes for every visitor of its address and arm. */
 export interface ServedPage {
-  html: string;
-  gzip: Buffer;
-  /** A hash of `html`, for the ETag of each of its encodings. */
+  /** The page in the encoding the request takes: its gzip bytes, or its html. */
+  body: string | Buffer;
+  gzip: boolean;
+  /** A hash of the html, for the ETag of each of its encodings. */
   etag: string;
   /** The address it was found at: its origin and its visitor's cookie depend on it. */
   address: PageRequest;
@@ -65,6 +66,13 @@ export type ServedAnswer = { served: ServedPage } | { redirect: string } | { not
 
 /** The visitor's id, from the cookie that the page at `address` keeps it in. */
 export type VisitorIdAt = (address: PageRequest) => string | undefined;
+
+/** What a page is asked for with: its Host and path, and whether the client takes gzip. */
+export interface PageAsk {
+  host: string;
+  url: string;
+  gzip: boolean;
+}
 
 /**
  * A kept page is served while more than half of its token's validity is left: a visitor's token
@@ -78,51 +86,50 @@ function fresh(row: ServedRead, tokenValidMs: number, now: number): boolean {
 /** The page served at the request's Host and path, to the visitor whose id `visitorIdAt` reads. */
 export async function servedPage(
   serving: Serving,
-  request: { host: string; url: string },
+  request: PageAsk,
   visitorIdAt: VisitorIdAt,
   now = Date.now(),
 ): Promise<ServedAnswer> {
   const asked = requestedPage(serving.pages, request.host, request.url);
   if (!('page' in asked)) return asked;
   // Both arms' rows, so that the visitor's arm is chosen from what they hold, in the one statement.
-  const rows = await findServed(serving.database.acrossTenants<ServedTables>(), asked.key);
+  const rows = await findServed(serving.database.acrossTenants<ServedTables>(), asked.key, request.gzip);
   const [any] = rows;
-  if (!any) return build(serving, request, asked.key, visitorIdAt, now);
+  if (!any) return build(serving, request, asked, visitorIdAt, now);
   const { arm, visitorId } = visitorArm(
     serving.signer,
     { audienceId: any.audience_id, holdoutPercent: any.holdout_percent },
-    visitorIdAt(asked.page),
+    () => visitorIdAt(asked.page),
   );
   const row = rows.find((candidate) => candidate.arm === arm);
   if (!row || !fresh(row, serving.visits.tokenValidMs, now)) {
-    return build(serving, request, asked.key, () => visitorId, now);
+    return build(serving, request, asked, () => visitorId, now);
   }
-  return { served: { html: row.html, gzip: row.gzip, etag: row.etag, address: asked.page, visitorId } };
+  const page = { body: row.body, gzip: request.gzip, etag: row.etag, address: asked.page, visitorId };
+  return { served: page };
 }
 
 /**
- * Renders the page as a request finds it and keeps it, at the generation read before anything it
- * is made from: a change that commits meanwhile has bumped the generation past the row's, which then
- * is never served. The address is resolved again after that read, since the tenant had to be found
- * first to know whose generation to read. A request whose Host and path do not name the page's key
- * (a `/p/…` address on a host no tenant holds) is served without keeping anything.
+ * Renders the page as a request finds it and keeps it, at the generation read, with the tenant the
+ * address names, before anything the page is made from: a change that commits meanwhile has bumped
+ * the generation past the row's, which then is never served. A page whose address no longer names
+ * the tenant of that read is served but not kept, as is one whose Host and path do not name the
+ * page's key (a `/p/…` address on a host no tenant holds).
  */
 async function build(
   { database, pages, signer, visits }: Serving,
-  request: { host: string; url: string },
-  key: string,
+  request: PageAsk,
+  asked: { page: PageRequest; key: string },
   visitorIdAt: VisitorIdAt,
   now: number,
 ): Promise<ServedAnswer> {
-  const first = await pageAddressOf(database, pages, request.host, request.url);
-  if (!('serve' in first)) return first;
-  const tenant = await tenantOf(database, first.serve);
-  if (!tenant) return { notFound: true };
-  const generation = await findGeneration(database.acrossTenants<ServedTables>(), tenant.tenantId);
+  const at =
+    asked.page.kind === 'domain' ? { hostname: asked.page.hostname } : { slug: asked.page.tenantSlug };
+  const generation = await findGenerationAt(database.acrossTenants<ServedTables>(), at);
   const answer = await pageAddressOf(database, pages, request.host, request.url);
   if (!('serve' in answer)) return answer;
   const address = answer.serve;
-  const view = await resolvePageView(database, address, { signer, visitorId: visitorIdAt(address) });
+  const view = await resolvePageView(database, address, { signer, visitorId: () => visitorIdAt(address) });
   if (!view) return { notFound: true };
   const origin = originOf(pages, address);
   const images = await resolveImageUrls(view.db, { signer, publicUrl: origin }, imageRefsOf(view));
@@ -139,10 +146,10 @@ async function build(
   );
   const html = renderPage({ view, images, visit: { token, trackerSrc: visits.trackerSrc, arm: view.arm } });
   const row: ServedRow = {
-    address_key: key,
+    address_key: asked.key,
     arm: view.arm,
     tenant_id: view.tenant.tenantId,
-    generation: generation ?? 0,
+    generation: generation?.generation ?? 0,
     audience_id: view.audience.audienceId,
     holdout_percent: holdoutInEffect(view.audience),
     html,
@@ -151,8 +158,9 @@ async function build(
     token_expires_at: expiresAt,
     built_at: now,
   };
-  if (generation !== undefined && view.tenant.tenantId === tenant.tenantId && addressKey(address) === key) {
+  if (generation?.tenant_id === view.tenant.tenantId && addressKey(address) === asked.key) {
     await keepServed(database.acrossTenants<ServedTables>(), row);
   }
-  return { served: { html, gzip: row.gzip, etag: row.etag, address, visitorId: view.visitorId } };
+  const body = request.gzip ? row.gzip : html;
+  return { served: { body, gzip: request.gzip, etag: row.etag, address, visitorId: view.visitorId } };
 }
