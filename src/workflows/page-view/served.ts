@@ -15,6 +15,7 @@ import {
   type ServedRead,
   type ServedRow,
   type ServedTables,
+  type TenantGeneration,
 } from './served-store.ts';
 import { holdoutInEffect, resolvePageView } from './service.ts';
 
@@ -109,6 +110,82 @@ export async function servedPage(
   return { served: page };
 }
 
+/** A page rendered for a request that missed: both encodings, and what chose its arm. */
+interface Rendered {
+  row: ServedRow;
+  address: PageRequest;
+  visitorId: string | undefined;
+  /** The generation and tenant the page was rendered at; undefined when it was not to be kept. */
+  keptAt: TenantGeneration | undefined;
+}
+
+type Rendering = { rendered: Rendered } | { redirect: string } | { notFound: true };
+
+/**
+ * Renderings under way in this process, by address key: simultaneous misses of one page wait for
+ * the first one's rather than each rendering it. At most MAX_RENDERINGS are shared at once; a miss
+ * past that renders on its own.
+ */
+const renderings = new Map<string, Promise<Rendering>>();
+const MAX_RENDERINGS = 1_000;
+
+/** A rendered page as one request is sent it: in its encoding, with its visitor's id. */
+function servedOf(rendered: Rendered, gzip: boolean, visitorId: string | undefined): ServedAnswer {
+  const { row, address } = rendered;
+  return { served: { body: gzip ? row.gzip : row.html, gzip, etag: row.etag, address, visitorId } };
+}
+
+/**
+ * The page for a request that found nothing kept. When the same address is being rendered already,
+ * that rendering serves this request too, if it is of the visitor's arm and still current.
+ */
+async function build(
+  serving: Serving,
+  request: PageAsk,
+  asked: { page: PageRequest; key: string },
+  visitorIdAt: VisitorIdAt,
+  now: number,
+): Promise<ServedAnswer> {
+  const under = renderings.get(asked.key);
+  const shared = under && (await sharedRendering(serving, asked.page, under, visitorIdAt));
+  if (shared) return servedOf(shared.rendered, request.gzip, shared.visitorId);
+  const rendering = render(serving, request, asked, visitorIdAt, now);
+  if (!under && renderings.size < MAX_RENDERINGS) {
+    renderings.set(asked.key, rendering);
+    const forget = () => renderings.delete(asked.key);
+    rendering.then(forget, forget);
+  }
+  const result = await rendering;
+  return 'rendered' in result ? servedOf(result.rendered, request.gzip, result.rendered.visitorId) : result;
+}
+
+/**
+ * The rendering under way of `page`, when it serves this request too: kept, of the visitor's arm,
+ * and rendered at the tenant's generation of now, read after this request came (a change that
+ * committed since has bumped it), so that what a request is served never predates it.
+ */
+async function sharedRendering(
+  serving: Serving,
+  page: PageRequest,
+  under: Promise<Rendering>,
+  visitorIdAt: VisitorIdAt,
+): Promise<{ rendered: Rendered; visitorId: string | undefined } | undefined> {
+  const rendering = await under.catch(() => undefined);
+  if (!rendering || !('rendered' in rendering) || !rendering.rendered.keptAt) return undefined;
+  const { row, keptAt } = rendering.rendered;
+  const holdout = { audienceId: row.audience_id, holdoutPercent: row.holdout_percent };
+  const { arm, visitorId } = visitorArm(serving.signer, holdout, () => visitorIdAt(page));
+  if (arm !== row.arm) return undefined;
+  const now = await findGenerationAt(serving.database.acrossTenants<ServedTables>(), tenantAt(page));
+  const current = now?.tenant_id === keptAt.tenant_id && now.generation === keptAt.generation;
+  return current ? { rendered: rendering.rendered, visitorId } : undefined;
+}
+
+/** How the generation's read finds the tenant an address names: by hostname, or by slug. */
+function tenantAt(page: PageRequest): { hostname: string } | { slug: string } {
+  return page.kind === 'domain' ? { hostname: page.hostname } : { slug: page.tenantSlug };
+}
+
 /**
  * Renders the page as a request finds it and keeps it, at the generation read, with the tenant the
  * address names, before anything the page is made from: a change that commits meanwhile has bumped
@@ -116,16 +193,14 @@ export async function servedPage(
  * the tenant of that read is served but not kept, as is one whose Host and path do not name the
  * page's key (a `/p/…` address on a host no tenant holds).
  */
-async function build(
+async function render(
   { database, pages, signer, visits }: Serving,
   request: PageAsk,
   asked: { page: PageRequest; key: string },
   visitorIdAt: VisitorIdAt,
   now: number,
-): Promise<ServedAnswer> {
-  const at =
-    asked.page.kind === 'domain' ? { hostname: asked.page.hostname } : { slug: asked.page.tenantSlug };
-  const generation = await findGenerationAt(database.acrossTenants<ServedTables>(), at);
+): Promise<Rendering> {
+  const generation = await findGenerationAt(database.acrossTenants<ServedTables>(), tenantAt(asked.page));
   const answer = await pageAddressOf(database, pages, request.host, request.url);
   if (!('serve' in answer)) return answer;
   const address = answer.serve;
@@ -158,9 +233,7 @@ async function build(
     token_expires_at: expiresAt,
     built_at: now,
   };
-  if (generation?.tenant_id === view.tenant.tenantId && addressKey(address) === asked.key) {
-    await keepServed(database.acrossTenants<ServedTables>(), row);
-  }
-  const body = request.gzip ? row.gzip : html;
-  return { served: { body, gzip: request.gzip, etag: row.etag, address, visitorId: view.visitorId } };
+  const kept = generation?.tenant_id === view.tenant.tenantId && addressKey(address) === asked.key;
+  if (kept) await keepServed(database.acrossTenants<ServedTables>(), row);
+  return { rendered: { row, address, visitorId: view.visitorId, keptAt: kept ? generation : undefined } };
 }
