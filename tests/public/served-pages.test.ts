@@ -97,9 +97,13 @@ describe('a page view', () => {
     const one = queries.count;
     const published = await publishPage();
     queries.count = 0;
-    const views = await Promise.all(Array.from({ length: 6 }, () => view(server, published.url)));
-    for (const answer of views) expect(answer).toEqual(views[0]);
-    expect(views[0]?.status).toBe(200);
+    // In the process, so that the six arrive together.
+    const host = new URL(server.pagesUrl).host;
+    const views = await Promise.all(
+      Array.from({ length: 6 }, () => server.pagesApp.inject({ url: published.url, headers: { host } })),
+    );
+    for (const answer of views) expect(answer.body).toBe(views[0]?.body);
+    expect(views[0]?.statusCode).toBe(200);
     // One rendering, and for each other miss its read and the generation's: never six renderings.
     expect(queries.count).toBeLessThan(2 * one);
   });
