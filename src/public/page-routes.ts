@@ -9,6 +9,7 @@ import { onPagesOrigin, originOf, type PageRequest } from '../workflows/page-vie
 import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
 import { renderNotFound } from '../workflows/page-view/render.ts';
 import { type Serving, servedPage } from '../workflows/page-view/served.ts';
+import { ServedCache } from '../workflows/page-view/served-cache.ts';
 import { issueToken, TOKEN_VALID_MS, type TokenReader } from './token.ts';
 import { TRACKER_SRC } from './tracker-routes.ts';
 
@@ -150,6 +151,7 @@ export async function pageRoutes(app: Api, { pages, database, signer }: PageServ
   const serving: Serving = {
     pages,
     database,
+    kept: new ServedCache(),
     signer,
     visits: {
       trackerSrc: TRACKER_SRC,

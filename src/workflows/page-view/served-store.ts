@@ -39,7 +39,7 @@ export type ServedRow = Selectable<ServedPagesTable>;
 /** What a page view reads of a kept row: its body in one encoding, the one the request takes. */
 export type ServedRead = Pick<
   ServedRow,
-  'arm' | 'audience_id' | 'holdout_percent' | 'etag' | 'token_expires_at'
+  'arm' | 'tenant_id' | 'generation' | 'audience_id' | 'holdout_percent' | 'etag' | 'token_expires_at'
 > & { body: string | Buffer };
 
 /**
@@ -54,7 +54,15 @@ function servedAt(body: 's.html' | 's.gzip') {
       .innerJoin('serving_generations as g', (join) =>
         join.onRef('g.tenant_id', '=', 's.tenant_id').onRef('g.generation', '=', 's.generation'),
       )
-      .select(['s.arm', 's.audience_id', 's.holdout_percent', 's.etag', 's.token_expires_at'])
+      .select([
+        's.arm',
+        's.tenant_id',
+        's.generation',
+        's.audience_id',
+        's.holdout_percent',
+        's.etag',
+        's.token_expires_at',
+      ])
       .select(`${body} as body`)
       .where('s.address_key', '=', p.addressKey),
   );
@@ -74,6 +82,18 @@ export function findServed(
   gzip: boolean,
 ): Promise<ServedRead[]> {
   return (gzip ? servedGzipAt : servedHtmlAt).all(db, { addressKey }) as Promise<ServedRead[]>;
+}
+
+const generationOf = compiledAcrossTenants((db: Kysely<ServedTables>, p: { tenantId: string }) =>
+  db.selectFrom('serving_generations').select('generation').where('tenant_id', '=', p.tenantId),
+);
+
+/** The tenant's serving generation now; undefined for a tenant that is no more. */
+export async function findGeneration(
+  db: Kysely<ServedTables>,
+  tenantId: string,
+): Promise<number | undefined> {
+  return (await generationOf.first(db, { tenantId }))?.generation;
 }
 
 /** The tables an address names its tenant by: only what the lookup below reads of them. */

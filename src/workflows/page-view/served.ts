@@ -8,7 +8,9 @@ import { addressKey, originOf, type PageRequest, pageAddressOf, requestedPage } 
 import { visitorArm } from './holdout.ts';
 import { resolveImageUrls } from './images.ts';
 import { imageRefsOf, renderPage } from './render.ts';
+import type { ServedCache } from './served-cache.ts';
 import {
+  findGeneration,
   findGenerationAt,
   findServed,
   keepServed,
@@ -45,6 +47,8 @@ export interface PageVisits {
 
 export interface Serving {
   database: Database;
+  /** What this node last read of each address it served. */
+  kept: ServedCache;
   pages: PagesOrigin;
   signer: Signer;
   visits: PageVisits;
@@ -93,8 +97,7 @@ export async function servedPage(
 ): Promise<ServedAnswer> {
   const asked = requestedPage(serving.pages, request.host, request.url);
   if (!('page' in asked)) return asked;
-  // Both arms' rows, so that the visitor's arm is chosen from what they hold, in the one statement.
-  const rows = await findServed(serving.database.acrossTenants<ServedTables>(), asked.key, request.gzip);
+  const rows = await currentRows(serving, asked.key, request.gzip);
   const [any] = rows;
   if (!any) return build(serving, request, asked, visitorIdAt, now);
   const { arm, visitorId } = visitorArm(
@@ -104,10 +107,25 @@ export async function servedPage(
   );
   const row = rows.find((candidate) => candidate.arm === arm);
   if (!row || !fresh(row, serving.visits.tokenValidMs, now)) {
+    serving.kept.forget(asked.key);
     return build(serving, request, asked, () => visitorId, now);
   }
   const page = { body: row.body, gzip: request.gzip, etag: row.etag, address: asked.page, visitorId };
   return { served: page };
+}
+
+/**
+ * The rows kept at `key` that are current, both arms' (so that the visitor's arm is chosen from what
+ * they hold), their body in the request's encoding: those this node read last while their tenant's
+ * generation is still theirs (one read of that generation), else read again (one statement).
+ */
+async function currentRows(serving: Serving, key: string, gzip: boolean): Promise<ServedRead[]> {
+  const db = serving.database.acrossTenants<ServedTables>();
+  const known = serving.kept.get(key, gzip);
+  if (known && (await findGeneration(db, known.tenantId)) === known.generation) return known.rows;
+  const rows = await findServed(db, key, gzip);
+  serving.kept.keep(key, gzip, rows);
+  return rows;
 }
 
 /** A page rendered for a request that missed: both encodings, and what chose its arm. */
