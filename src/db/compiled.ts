@@ -12,6 +12,10 @@ import type { Engine, EngineName } from './engine.ts';
  * tenant's stand-in is where TenantDb put the tenant (the plugin's conditions, insertInto's
  * tenant_id), so the SQL holds the same tenant conditions as the statement built per call would, and a
  * run fills them with the tenant of the handle it runs on, never with a value the caller gives.
+ *
+ * The few hot statements made before any tenant is known (a page by its address, an API key by its
+ * hash) are AcrossTenantsStatement, made by `compiledAcrossTenants` and run on
+ * Database.acrossTenants(): the same templates without a tenant.
  */
 
 /** What stands for a parameter while a statement is built: `index` for an item of a list. */
