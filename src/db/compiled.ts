@@ -12,6 +12,10 @@ import type { Engine, EngineName } from './engine.ts';
  * tenant's stand-in is where TenantDb put the tenant (the plugin's conditions, insertInto's
  * tenant_id), so the SQL holds the same tenant conditions as the statement built per call would, and a
  * run fills them with the tenant of the handle it runs on, never with a value the caller gives.
+ *
+ * The few hot statements made before any tenant is known (a page by its address, an API key by its
+ * hash) are AcrossTenantsStatement, made by `compiledAcrossTenants` and run on
+ * Database.acrossTenants(): the same templates without a tenant.
  */
 
 /** What stands for a parameter while a statement is built: `index` for an item of a list. */
@@ -90,6 +94,54 @@ function compilerFor(engine: Engine): Kysely<unknown> {
  */
 export type BuildHandle<Handle> = (tenantStandIn: string, kysely: Kysely<unknown>, engine: Engine) => Handle;
 
+/** Stand-ins for a statement's parameters: one slot per name, a list of slots for each list. */
+function slotsFor<Params>(lists: ListLengths<Params>): Params {
+  const lengths = lists as Record<string, number>;
+  return new Proxy({} as Record<string, unknown>, {
+    get: (_, name: string) => {
+      const length = lengths[name];
+      if (length === undefined) return new ParameterSlot(name);
+      return Array.from({ length }, (_, index) => new ParameterSlot(name, index));
+    },
+  }) as Params;
+}
+
+/** Where each parameter of `query`, compiled on stand-ins, comes from; its SQL gets its name. */
+function templateOf(query: CompiledQuery): Template {
+  const sources = query.parameters.map((parameter): Source => {
+    if (parameter === TENANT) return { tenant: true };
+    if (parameter instanceof ParameterSlot) return { slot: parameter };
+    return { constant: parameter };
+  });
+  if (!statementNames.has(query.sql)) statementNames.set(query.sql, `tailor_${statementNames.size + 1}`);
+  return { query, sources };
+}
+
+/** `template` to run with `values` (and the tenant `tenantId`, for a tenant's statement). */
+function queryOf<Params, Row>(
+  template: Template,
+  lists: ListLengths<Params>,
+  values: Params,
+  tenantId?: string,
+): CompiledQuery<Row> {
+  const named = values as Record<string, unknown>;
+  const lengths = lists as Record<string, number>;
+  for (const name in lengths) {
+    if ((named[name] as unknown[]).length !== lengths[name]) {
+      throw new Error(`compiled statement: list ${name} must have ${lengths[name]} items`);
+    }
+  }
+  const parameters = template.sources.map((source) => {
+    if ('tenant' in source) return tenantId;
+    if ('constant' in source) return source.constant;
+    const { name, index } = source.slot;
+    const value = index === undefined ? named[name] : (named[name] as unknown[])[index];
+    if (value === undefined) throw new Error(`compiled statement: no value for parameter ${name}`);
+    return value;
+  });
+  return { ...template.query, parameters } as CompiledQuery<Row>;
+}
+
 /**
  * A statement built once per engine and run with parameters (`Params`, an object of named values),
  * answering rows of `Row` (a select, or a write with RETURNING) or a count of changed rows. Define
@@ -115,48 +167,74 @@ export class CompiledStatement<Handle, Params, Row> {
       template = this.compile(engine, handleOf);
       this.templates.set(engine.name, template);
     }
-    const named = values as Record<string, unknown>;
-    const lists = this.lists as Record<string, number>;
-    for (const name in lists) {
-      if ((named[name] as unknown[]).length !== lists[name]) {
-        throw new Error(`compiled statement: list ${name} must have ${lists[name]} items`);
-      }
-    }
-    const parameters = template.sources.map((source) => {
-      if ('tenant' in source) return tenantId;
-      if ('constant' in source) return source.constant;
-      const { name, index } = source.slot;
-      const value = index === undefined ? named[name] : (named[name] as unknown[])[index];
-      if (value === undefined) throw new Error(`compiled statement: no value for parameter ${name}`);
-      return value;
-    });
-    return { ...template.query, parameters } as CompiledQuery<Row>;
+    return queryOf(template, this.lists, values, tenantId);
   }
 
   private compile(engine: Engine, handleOf: BuildHandle<Handle>): Template {
-    const lists = this.lists as Record<string, number>;
-    const slots = new Proxy({} as Record<string, unknown>, {
-      get: (_, name: string) => {
-        const length = lists[name];
-        if (length === undefined) return new ParameterSlot(name);
-        return Array.from({ length }, (_, index) => new ParameterSlot(name, index));
-      },
-    }) as Params;
     // The stand-in goes where TenantDb puts its tenant's id, a string; Kysely passes it on untouched.
-    const query = this.build(
-      handleOf(TENANT as unknown as string, compilerFor(engine), engine),
-      slots,
-    ).compile();
-    const sources = query.parameters.map((parameter): Source => {
-      if (parameter === TENANT) return { tenant: true };
-      if (parameter instanceof ParameterSlot) return { slot: parameter };
-      return { constant: parameter };
-    });
+    const handle = handleOf(TENANT as unknown as string, compilerFor(engine), engine);
+    const template = templateOf(this.build(handle, slotsFor(this.lists)).compile());
     // Every statement of a TenantDb names a tenant's table, so its tenant is among its parameters.
-    if (!sources.some((source) => 'tenant' in source)) {
-      throw new Error(`compiled statement without its tenant condition: ${query.sql}`);
+    if (!template.sources.some((source) => 'tenant' in source)) {
+      throw new Error(`compiled statement without its tenant condition: ${template.query.sql}`);
     }
-    if (!statementNames.has(query.sql)) statementNames.set(query.sql, `tailor_${statementNames.size + 1}`);
-    return { query, sources };
+    return template;
   }
+}
+
+/**
+ * A compiled statement of the whole database, on Database.acrossTenants(): for the few hot reads
+ * made before any tenant is known (a page by its address, an API key by its hash). Built with
+ * Kysely on stand-ins the first time it runs on a handle, without the handle's plugins (no
+ * tenant-scope plugin is on such a handle), then run with new parameters. acrossTenants() is one
+ * handle per database, so it is built once per database; a transaction's handle builds it again,
+ * once per transaction. Its SQL gets a name as a tenant's statement does: a named prepared
+ * statement on PostgreSQL.
+ */
+export class AcrossTenantsStatement<Tables, Params, Row> {
+  /** One per handle it has run on, forgotten with the handle. */
+  private readonly templates = new WeakMap<Kysely<Tables>, Template>();
+
+  constructor(
+    private readonly build: (db: Kysely<Tables>, params: Params) => Compilable<Row>,
+    private readonly lists: ListLengths<Params>,
+  ) {}
+
+  /** The rows it answers on `db` (a select, or a write with RETURNING). */
+  async all(db: Kysely<Tables>, params: Params): Promise<Row[]> {
+    return (await db.executeQuery(this.query(db, params))).rows;
+  }
+
+  /** The first row it answers on `db`, if any. */
+  async first(db: Kysely<Tables>, params: Params): Promise<Row | undefined> {
+    return (await this.all(db, params))[0];
+  }
+
+  /** Runs it on `db` as a write; answers how many rows it changed. */
+  async run(db: Kysely<Tables>, params: Params): Promise<number> {
+    const result = await db.executeQuery(this.query(db, params));
+    return Number(result.numAffectedRows ?? 0n);
+  }
+
+  /** What it runs on `db` with `values`: its SQL and parameters (tests compare them). */
+  query(db: Kysely<Tables>, values: Params): CompiledQuery<Row> {
+    let template = this.templates.get(db);
+    if (!template) {
+      template = templateOf(this.build(db.withoutPlugins(), slotsFor(this.lists)).compile());
+      this.templates.set(db, template);
+    }
+    return queryOf(template, this.lists, values);
+  }
+}
+
+/**
+ * A hot statement of the whole database (see AcrossTenantsStatement), defined once at a store's top
+ * level: `build` writes it on `db` with stand-ins for `Params`; `lists` gives the length of each
+ * parameter that is a list. Run it with its all, first or run on the handle the store is given.
+ */
+export function compiledAcrossTenants<Tables, Params = Record<never, never>, Row = unknown>(
+  build: (db: Kysely<Tables>, params: Params) => Compilable<Row>,
+  ...lists: keyof ListLengths<Params> extends never ? [] : [ListLengths<Params>]
+): AcrossTenantsStatement<Tables, Params, Row> {
+  return new AcrossTenantsStatement(build, (lists[0] ?? {}) as ListLengths<Params>);
 }

@@ -9,14 +9,16 @@ import { onPagesOrigin, originOf, type PageRequest } from '../workflows/page-vie
 import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
 import { renderNotFound } from '../workflows/page-view/render.ts';
 import { type Serving, servedPage } from '../workflows/page-view/served.ts';
+import { ServedCache } from '../workflows/page-view/served-cache.ts';
 import { issueToken, TOKEN_VALID_MS, type TokenReader } from './token.ts';
 import { TRACKER_SRC } from './tracker-routes.ts';
 
-/** The one 404 page, in both encodings: it is the same for every address. */
-const NOT_FOUND_PAGE = (() => {
-  const html = renderNotFound();
-  return { html, gzip: gzipSync(html, { level: constants.Z_BEST_COMPRESSION }) };
-})();
+/** The one 404 page, kept in both encodings: it is the same for every address. */
+const NOT_FOUND_HTML = renderNotFound();
+const NOT_FOUND_PAGES = {
+  html: { body: NOT_FOUND_HTML, gzip: false },
+  gzip: { body: gzipSync(NOT_FOUND_HTML, { level: constants.Z_BEST_COMPRESSION }), gzip: true },
+};
 
 /**
  * A page on an origin that every tenant shares runs its tenant's scripts in an opaque origin of
@@ -35,10 +37,10 @@ export interface PageRouteOptions {
 /** What serving pages reads: the tenants' database, and the signer of visitors' ids and tokens. */
 export interface PageServing extends PageRouteOptions, TokenReader {}
 
-/** A body kept ready in both encodings; with an ETag (a hash of it) when it is a page. */
+/** A body in the encoding the request takes (gzip or none); with an ETag (a hash of it) when it is a page. */
 interface Body {
-  html: string;
-  gzip: Buffer;
+  body: string | Buffer;
+  gzip: boolean;
   etag?: string;
 }
 
@@ -58,7 +60,7 @@ function sendHtml(
   sandboxed: boolean,
 ): FastifyReply {
   if (sandboxed) reply.header('Content-Security-Policy', SHARED_ORIGIN_SANDBOX);
-  const gzip = acceptsGzip(request.headers['accept-encoding']);
+  const { gzip } = body;
   reply
     .code(status)
     .type('text/html; charset=utf-8')
@@ -70,7 +72,7 @@ function sendHtml(
     reply.header('ETag', etag);
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
   }
-  return gzip ? reply.header('Content-Encoding', 'gzip').send(body.gzip) : reply.send(body.html);
+  return gzip ? reply.header('Content-Encoding', 'gzip').send(body.body) : reply.send(body.body);
 }
 
 /** Whether the page at `address` is served on the origin every tenant shares. */
@@ -124,14 +126,17 @@ async function servePage(
   serving: Serving,
 ): Promise<FastifyReply> {
   const { pages } = serving;
+  const gzip = acceptsGzip(request.headers['accept-encoding']);
   const answer = await servedPage(
     serving,
-    request,
+    { host: request.host, url: request.url, gzip },
     (address) => request.cookies[visitorCookie(address, pages).name],
   );
   if ('redirect' in answer) return reply.redirect(answer.redirect, 308);
   // The 404 page runs no script: it needs no sandbox.
-  if ('notFound' in answer) return sendHtml(request, reply, 404, NOT_FOUND_PAGE, false);
+  if ('notFound' in answer) {
+    return sendHtml(request, reply, 404, gzip ? NOT_FOUND_PAGES.gzip : NOT_FOUND_PAGES.html, false);
+  }
   const { served } = answer;
   keepVisitorId(reply, served.visitorId, visitorCookie(served.address, pages));
   return sendHtml(request, reply, 200, served, onSharedOrigin(served.address, pages));
@@ -146,6 +151,7 @@ export async function pageRoutes(app: Api, { pages, database, signer }: PageServ
   const serving: Serving = {
     pages,
     database,
+    kept: new ServedCache(),
     signer,
     visits: {
       trackerSrc: TRACKER_SRC,

@@ -87,7 +87,11 @@ async function reportScope(app: Api, options: PublicRouteOptions): Promise<void>
  * key; the page's signed token is the credential. Limited per client IP.
  */
 export async function publicRoutes(app: Api, options: PublicRouteOptions): Promise<void> {
-  app.addHook('onRequest', (request, reply) => options.rateLimit.take(clientKey(request.ip), reply));
+  // With the visitor side's limits off (TAILOR_PUBLIC_RATE_LIMIT_RPS=0, which turns this one off
+  // too), no request pays for finding its client's address.
+  if (options.visitorLimits.on) {
+    app.addHook('onRequest', (request, reply) => options.rateLimit.take(clientKey(request.ip), reply));
+  }
   app.addHook('onRoute', (route) => {
     route.config = { ...route.config, rateLimited: true };
   });

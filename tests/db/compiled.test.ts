@@ -1,4 +1,6 @@
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compiledAcrossTenants, compiledStatementName } from '../../src/db/compiled.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { compiled, type TenantDb } from '../../src/db/tenant-db.ts';
@@ -13,6 +15,7 @@ const KEY = 'compiled-key';
 const SCOPE = 'POST /v0/compiled';
 
 type Tables = { idempotency_keys: IdempotencyKeysTable };
+type AcrossTables = Tables;
 
 const byKey = compiled((db: TenantDb<Tables>, p: { key: string }) =>
   db.selectFrom('idempotency_keys').select(['fingerprint', 'status_code']).where('key', '=', p.key),
@@ -129,5 +132,80 @@ describe('compiled statements', () => {
 
   it('refuse a list of another length than the one compiled', async () => {
     await expect(mine.all(anyOf, { fingerprints: ['mine'] })).rejects.toThrow('must have 2 items');
+  });
+});
+
+// Across tenants: statements of Database.acrossTenants(), which reach every tenant's rows.
+const acrossByKey = compiledAcrossTenants((db: Kysely<AcrossTables>, p: { key: string; scope: string }) =>
+  db
+    .selectFrom('idempotency_keys')
+    .select(['tenant_id', 'fingerprint'])
+    .where('key', '=', p.key)
+    .where('scope', '=', p.scope)
+    .orderBy('fingerprint')
+    .limit(10),
+);
+
+const acrossSetStatus = compiledAcrossTenants(
+  (db: Kysely<AcrossTables>, p: { fingerprints: string[]; status: number }) =>
+    db
+      .updateTable('idempotency_keys')
+      .set({ status_code: p.status })
+      .where('fingerprint', 'in', p.fingerprints),
+  { fingerprints: 2 },
+);
+
+describe('compiled statements across tenants', () => {
+  it('run with their parameters on every tenant’s rows', async () => {
+    const db = database.acrossTenants<AcrossTables>();
+    expect(await acrossByKey.all(db, { key: KEY, scope: SCOPE })).toEqual([
+      { tenant_id: mine.tenantId, fingerprint: 'mine' },
+      { tenant_id: theirs.tenantId, fingerprint: 'theirs' },
+    ]);
+    expect(await acrossByKey.first(db, { key: 'no-such-key', scope: SCOPE })).toBeUndefined();
+    expect(await acrossSetStatus.run(db, { fingerprints: ['mine', 'theirs'], status: 202 })).toBe(2);
+    expect(await theirs.first(byKey, { key: KEY })).toEqual({ fingerprint: 'theirs', status_code: 202 });
+    await acrossSetStatus.run(db, { fingerprints: ['mine', 'theirs'], status: 201 });
+  });
+
+  it('compile to the SQL that the statement built per call runs, its constants included', () => {
+    const db = database.acrossTenants<AcrossTables>();
+    const perCall = db
+      .selectFrom('idempotency_keys')
+      .select(['tenant_id', 'fingerprint'])
+      .where('key', '=', KEY)
+      .where('scope', '=', SCOPE)
+      .orderBy('fingerprint')
+      .limit(10)
+      .compile();
+    const query = acrossByKey.query(db, { key: KEY, scope: SCOPE });
+    expect(query.sql).toBe(perCall.sql);
+    expect(query.parameters).toEqual(perCall.parameters);
+    // A named prepared statement on PostgreSQL, as a tenant's compiled statement is.
+    expect(compiledStatementName(query.sql)).toMatch(/^tailor_\d+$/);
+  });
+
+  it('run in a transaction, on its handle', async () => {
+    await expect(
+      database
+        .acrossTenants<AcrossTables>()
+        .transaction()
+        .execute(async (trx) => {
+          await acrossSetStatus.run(trx, { fingerprints: ['mine', 'theirs'], status: 500 });
+          expect(await acrossByKey.all(trx, { key: KEY, scope: SCOPE })).toHaveLength(2);
+          throw new Error('roll back');
+        }),
+    ).rejects.toThrow('roll back');
+    expect(await mine.first(byKey, { key: KEY })).toEqual({ fingerprint: 'mine', status_code: 201 });
+  });
+
+  it('refuse a missing parameter and a list of another length than the one compiled', async () => {
+    const db = database.acrossTenants<AcrossTables>();
+    await expect(acrossSetStatus.run(db, { fingerprints: ['mine'], status: 1 })).rejects.toThrow(
+      'must have 2 items',
+    );
+    await expect(acrossByKey.all(db, { key: KEY } as { key: string; scope: string })).rejects.toThrow(
+      'no value for parameter scope',
+    );
   });
 });

@@ -90,6 +90,24 @@ async function servedRow(url: string) {
 }
 
 describe('a page view', () => {
+  it('that misses renders once for simultaneous misses of the page in one process, each served it', async () => {
+    const alone = await publishPage();
+    queries.count = 0;
+    expect((await view(server, alone.url)).status).toBe(200);
+    const one = queries.count;
+    const published = await publishPage();
+    queries.count = 0;
+    // In the process, so that the six arrive together.
+    const host = new URL(server.pagesUrl).host;
+    const views = await Promise.all(
+      Array.from({ length: 6 }, () => server.pagesApp.inject({ url: published.url, headers: { host } })),
+    );
+    for (const answer of views) expect(answer.body).toBe(views[0]?.body);
+    expect(views[0]?.statusCode).toBe(200);
+    // One rendering, and for each other miss its read and the generation's: never six renderings.
+    expect(queries.count).toBeLessThan(2 * one);
+  });
+
   it('is one read once the page is kept: a row of served_pages, its bytes as they were kept', async () => {
     const published = await publishPage();
     expect((await view(server, published.url)).status).toBe(200);

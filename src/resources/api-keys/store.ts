@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiledAcrossTenants } from '../../db/compiled.ts';
 import type { ApiKeysTable, ApiKeysTables } from './tables.ts';
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -9,16 +10,16 @@ export function insertApiKey(db: Kysely<ApiKeysTables>, row: ApiKeyRow): Promise
   return db.insertInto('api_keys').values(row).execute();
 }
 
+/** Every authenticated request's lookup: compiled, run with its hash. */
+const liveKeyByHash = compiledAcrossTenants((db: Kysely<ApiKeysTables>, p: { keyHash: string }) =>
+  db.selectFrom('api_keys').selectAll().where('key_hash', '=', p.keyHash).where('revoked_at', 'is', null),
+);
+
 export function findLiveKeyByHash(
   db: Kysely<ApiKeysTables>,
   keyHash: string,
 ): Promise<ApiKeyRow | undefined> {
-  return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('key_hash', '=', keyHash)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+  return liveKeyByHash.first(db, { keyHash });
 }
 
 export function listKeysOfTenant(db: Kysely<ApiKeysTables>, tenantId: string): Promise<ApiKeyRow[]> {

@@ -44,14 +44,16 @@ export function armOf(signer: Signer, audienceId: string, visitorId: string, hol
 /**
  * The arm a visitor of an audience is served, and the visitor id that decided it: with a holdout in
  * effect (`holdoutPercent` above 0), the id from their cookie when well-formed, else a new one;
- * without one every visitor is served the personalized arm and needs no id.
+ * without one every visitor is served the personalized arm and needs no id (and their cookie is not
+ * read: `cookieVisitorId` reads it).
  */
 export function visitorArm(
   signer: Signer,
   audience: { audienceId: string; holdoutPercent: number },
-  cookieVisitorId: string | undefined,
+  cookieVisitorId: () => string | undefined,
 ): { arm: Arm; visitorId: string | undefined } {
   if (audience.holdoutPercent <= 0) return { arm: 'personalized', visitorId: undefined };
-  const visitorId = isVisitorId(cookieVisitorId) ? cookieVisitorId : newVisitorId();
+  const fromCookie = cookieVisitorId();
+  const visitorId = isVisitorId(fromCookie) ? fromCookie : newVisitorId();
   return { arm: armOf(signer, audience.audienceId, visitorId, audience.holdoutPercent), visitorId };
 }

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { compiledAcrossTenants } from '../../db/compiled.ts';
 import type { Arm } from '../../resources/sessions/arm.ts';
 
 /**
@@ -35,31 +36,106 @@ export interface ServedTables {
 
 export type ServedRow = Selectable<ServedPagesTable>;
 
+/** What a page view reads of a kept row: its body in one encoding, the one the request takes. */
+export type ServedRead = Pick<
+  ServedRow,
+  'arm' | 'tenant_id' | 'generation' | 'audience_id' | 'holdout_percent' | 'etag' | 'token_expires_at'
+> & { body: string | Buffer };
+
 /**
- * The page view's one statement: the rows of both arms at `addressKey` that were built at their
- * tenant's current generation; none when nothing is kept or what is kept is stale.
+ * The rows of both arms at an address that were built at their tenant's current generation, with
+ * the body in `body` (the html, or its gzip bytes): a body is a few kilobytes, which SQLite reads
+ * from overflow pages, so only the one sent is read.
  */
-export function findServed(db: Kysely<ServedTables>, addressKey: string): Promise<ServedRow[]> {
-  return db
-    .selectFrom('served_pages as s')
-    .innerJoin('serving_generations as g', (join) =>
-      join.onRef('g.tenant_id', '=', 's.tenant_id').onRef('g.generation', '=', 's.generation'),
-    )
-    .selectAll('s')
-    .where('s.address_key', '=', addressKey)
-    .execute();
+function servedAt(body: 's.html' | 's.gzip') {
+  return compiledAcrossTenants((db: Kysely<ServedTables>, p: { addressKey: string }) =>
+    db
+      .selectFrom('served_pages as s')
+      .innerJoin('serving_generations as g', (join) =>
+        join.onRef('g.tenant_id', '=', 's.tenant_id').onRef('g.generation', '=', 's.generation'),
+      )
+      .select([
+        's.arm',
+        's.tenant_id',
+        's.generation',
+        's.audience_id',
+        's.holdout_percent',
+        's.etag',
+        's.token_expires_at',
+      ])
+      .select(`${body} as body`)
+      .where('s.address_key', '=', p.addressKey),
+  );
 }
 
+const servedHtmlAt = servedAt('s.html');
+const servedGzipAt = servedAt('s.gzip');
+
+/**
+ * The page view's one statement, compiled: the rows of both arms at `addressKey` that were built at
+ * their tenant's current generation, their body gzipped when `gzip`; none when nothing is kept or
+ * what is kept is stale.
+ */
+export function findServed(
+  db: Kysely<ServedTables>,
+  addressKey: string,
+  gzip: boolean,
+): Promise<ServedRead[]> {
+  return (gzip ? servedGzipAt : servedHtmlAt).all(db, { addressKey }) as Promise<ServedRead[]>;
+}
+
+const generationOf = compiledAcrossTenants((db: Kysely<ServedTables>, p: { tenantId: string }) =>
+  db.selectFrom('serving_generations').select('generation').where('tenant_id', '=', p.tenantId),
+);
+
+/** The tenant's serving generation now; undefined for a tenant that is no more. */
 export async function findGeneration(
   db: Kysely<ServedTables>,
   tenantId: string,
 ): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('serving_generations')
-    .select('generation')
-    .where('tenant_id', '=', tenantId)
-    .executeTakeFirst();
-  return row?.generation;
+  return (await generationOf.first(db, { tenantId }))?.generation;
+}
+
+/** The tables an address names its tenant by: only what the lookup below reads of them. */
+interface AddressTables extends ServedTables {
+  tenants: { id: string; slug: string };
+  tenant_domains: { tenant_id: string; hostname: string };
+}
+
+/** The generation of the tenant that holds a tenant domain, or that has a slug, read with that tenant. */
+const generationByHostname = compiledAcrossTenants((db: Kysely<AddressTables>, p: { hostname: string }) =>
+  db
+    .selectFrom('tenant_domains as d')
+    .innerJoin('serving_generations as g', 'g.tenant_id', 'd.tenant_id')
+    .select(['g.tenant_id', 'g.generation'])
+    .where('d.hostname', '=', p.hostname),
+);
+const generationBySlug = compiledAcrossTenants((db: Kysely<AddressTables>, p: { slug: string }) =>
+  db
+    .selectFrom('tenants as t')
+    .innerJoin('serving_generations as g', 'g.tenant_id', 't.id')
+    .select(['g.tenant_id', 'g.generation'])
+    .where('t.slug', '=', p.slug),
+);
+
+/** A tenant's serving generation, and the tenant. */
+export interface TenantGeneration {
+  tenant_id: string;
+  generation: number;
+}
+
+/**
+ * The serving generation of the tenant that an address names (by the tenant domain of its
+ * hostname, else by its slug), and that tenant, in one statement: the two are read together, before
+ * anything else a page is made from, so that a change of either after this read bumps the
+ * generation past the one returned.
+ */
+export function findGenerationAt(
+  db: Kysely<ServedTables>,
+  at: { hostname: string } | { slug: string },
+): Promise<TenantGeneration | undefined> {
+  const across = db as unknown as Kysely<AddressTables>;
+  return 'hostname' in at ? generationByHostname.first(across, at) : generationBySlug.first(across, at);
 }
 
 /**

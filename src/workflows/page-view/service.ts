@@ -36,10 +36,10 @@ export interface PageView extends PageShown {
   visitorId: string | undefined;
 }
 
-/** Who asks for a public page: the visitor id from their cookie, when they sent a well-formed one. */
+/** Who asks for a public page: the visitor id from their cookie, read only when a holdout needs it. */
 export interface Visitor {
   signer: Signer;
-  visitorId: string | undefined;
+  visitorId: () => string | undefined;
 }
 
 /** The tenant a page address names: by its slug on the shared address, by its id for a tenant domain. */

@@ -1,0 +1,73 @@
+import type { ServedRead } from './served-store.ts';
+
+/** The rows of one address as last read, and the tenant's generation they were built at. */
+export interface ReadRows {
+  tenantId: string;
+  generation: number;
+  rows: ServedRead[];
+}
+
+/** Bodies kept in all: 1,000 pages of 16 KB. Past either bound the least recently read go first. */
+const MAX_ADDRESSES = 2_000;
+const MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The kept rows of the addresses a node serves, as it last read them, per address key and encoding:
+ * what a page view reads when its tenant's generation is still the one they were built at, so that
+ * a view reads that generation (a row of a few bytes) rather than the page's body. Each view reads
+ * the generation, so a change shows on every node's next request as before. Per node (Serving),
+ * bounded by count and bytes.
+ */
+export class ServedCache {
+  private readonly entries = new Map<string, ReadRows>();
+  private bytes = 0;
+
+  get(key: string, gzip: boolean): ReadRows | undefined {
+    const name = nameOf(key, gzip);
+    const entry = this.entries.get(name);
+    if (entry) {
+      this.entries.delete(name);
+      this.entries.set(name, entry);
+    }
+    return entry;
+  }
+
+  /** Keeps `rows`, when they were all built at one tenant's generation; else forgets the address. */
+  keep(key: string, gzip: boolean, rows: ServedRead[]): void {
+    this.forget(key, gzip);
+    const [first] = rows;
+    if (
+      !first ||
+      rows.some((row) => row.tenant_id !== first.tenant_id || row.generation !== first.generation)
+    ) {
+      return;
+    }
+    const entry = { tenantId: first.tenant_id, generation: first.generation, rows };
+    this.entries.set(nameOf(key, gzip), entry);
+    this.bytes += sizeOf(entry);
+    for (const [name, oldest] of this.entries) {
+      if (this.entries.size <= MAX_ADDRESSES && this.bytes <= MAX_BYTES) break;
+      this.entries.delete(name);
+      this.bytes -= sizeOf(oldest);
+    }
+  }
+
+  /** Forgets what is kept of `key`, in one encoding or, by default, in both. */
+  forget(key: string, gzip?: boolean): void {
+    for (const encoding of gzip === undefined ? [false, true] : [gzip]) {
+      const name = nameOf(key, encoding);
+      const entry = this.entries.get(name);
+      if (!entry) continue;
+      this.entries.delete(name);
+      this.bytes -= sizeOf(entry);
+    }
+  }
+}
+
+function nameOf(key: string, gzip: boolean): string {
+  return `${gzip ? 'g' : 'h'} ${key}`;
+}
+
+function sizeOf(entry: ReadRows): number {
+  return entry.rows.reduce((sum, row) => sum + row.body.length, 0);
+}
