@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/public/token.ts';
-import { Signer } from '../../src/shared/signing.ts';
 import { anyTables } from '../helpers/any-tables.ts';
-import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
+import { trackedPage } from '../helpers/pages.ts';
+import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * Migration 0028: the writes of one tenant, or one audience, share no row locked across their
@@ -72,31 +71,10 @@ describe('row counts', () => {
 
 describe('audience rollups', () => {
   it('hold every one of concurrent batches of one audience, as does its person, and nothing stays staged', async () => {
-    const page = (
-      await api.post('/v0/pages', {
-        name: 'Crowded',
-        pageContext: 'C.',
-        brandId: 'b',
-        actions: [{ actionId: 'cta', buttonTitle: 'Go', actionType: 'link' }],
-        actionCardWidgets: [],
-        scripts: [],
-      })
-    ).body;
     const person = (await api.post('/v0/persons', { name: 'Busy', email: 'busy@busy.example' })).body;
-    const { audienceId } = (
-      await api.post(`/v0/pages/${page.pageId}/audiences`, { personId: person.personId })
-    ).body;
-    const link = (
-      await api.post('/v0/page_links', { path: '/crowded', target: { targetType: 'audience', audienceId } })
-    ).body;
-    const token = issueToken(new Signer(TEST_SECRET), {
-      tenantId: api.tenantId,
-      pageId: page.pageId,
-      audienceId,
-      pageLinkId: link.pageLinkId,
-      arm: 'personalized',
-      expiresAt: Date.now() + 3_600_000,
-    });
+    const page = await trackedPage(api, { path: '/crowded', audiences: [{ personId: person.personId }] });
+    const [audienceId] = page.audienceIds;
+    const { token } = page;
     const at = Date.now();
     const batch = (session: number) =>
       api.request('POST', '/v0/public/events', {

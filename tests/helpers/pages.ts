@@ -1,8 +1,10 @@
 import http from 'node:http';
 import { expect } from 'vitest';
+import { issueToken } from '../../src/public/token.ts';
 import { getTenant } from '../../src/resources/tenants/service.ts';
+import { Signer } from '../../src/shared/signing.ts';
 import { anyTables } from './any-tables.ts';
-import type { Client, TestServer } from './server.ts';
+import { type Client, TEST_SECRET, type TestServer } from './server.ts';
 
 /** A page as a marketer makes one: two actions (a link and the form), the form in the header. */
 export const SAMPLE_PAGE = {
@@ -96,4 +98,54 @@ export function getAtHost(
     });
     request.on('error', reject);
   });
+}
+
+/** A page with audiences, the first linked at a path, and a tracker's token for that link. */
+export interface TrackedPage {
+  pageId: string;
+  /** In the order of `audiences`; the first is the linked one. */
+  audienceIds: string[];
+  pageLinkId: string;
+  /** What the tracker sends with its events: signed for the link's personalized arm, for an hour. */
+  token: string;
+}
+
+/**
+ * Makes a TrackedPage through the API as `client`: a page with one link action, an audience for
+ * each create body in `audiences`, and a page link at `path` to the first of them. Nothing is
+ * generated or published: events count whatever is served.
+ */
+export async function trackedPage(
+  client: Client,
+  { path, audiences = [{}] }: { path: string; audiences?: Record<string, unknown>[] },
+): Promise<TrackedPage> {
+  const { pageId } = await ok(
+    client.post('/v0/pages', {
+      name: 'Tracked',
+      pageContext: 'C.',
+      brandId: 'b',
+      actions: [{ actionId: 'cta', buttonTitle: 'Go', actionType: 'link' }],
+      actionCardWidgets: [],
+      scripts: [],
+    }),
+    201,
+  );
+  const audienceIds: string[] = [];
+  for (const audience of audiences) {
+    audienceIds.push((await ok(client.post(`/v0/pages/${pageId}/audiences`, audience), 201)).audienceId);
+  }
+  const audienceId = audienceIds[0] as string;
+  const link = await ok(
+    client.post('/v0/page_links', { path, target: { targetType: 'audience', audienceId } }),
+    201,
+  );
+  const token = issueToken(new Signer(TEST_SECRET), {
+    tenantId: client.tenantId,
+    pageId,
+    audienceId,
+    pageLinkId: link.pageLinkId,
+    arm: 'personalized',
+    expiresAt: Date.now() + 3_600_000,
+  });
+  return { pageId, audienceIds, pageLinkId: link.pageLinkId, token };
 }

@@ -6,6 +6,7 @@ import type { Visit } from '../../src/resources/sessions/service.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { recordFormInSession, recordVisit } from '../../src/workflows/visits/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
+import { trackedPage } from '../helpers/pages.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
 
@@ -29,42 +30,13 @@ interface Setup {
 
 let counter = 0;
 async function setup(client = api, audiences = 2, personId?: string): Promise<Setup> {
-  const page = (
-    await client.post('/v0/pages', {
-      name: 'Tracked',
-      pageContext: 'C.',
-      brandId: 'b',
-      actions: [{ actionId: 'cta', buttonTitle: 'Go', actionType: 'link' }],
-      actionCardWidgets: [],
-      scripts: [],
-    })
-  ).body;
-  const ids: string[] = [];
-  for (let i = 0; i < audiences; i++) {
-    ids.push(
-      (await client.post(`/v0/pages/${page.pageId}/audiences`, i === 0 && personId ? { personId } : {})).body
-        .audienceId,
-    );
-  }
-  const link = (
-    await client.post('/v0/page_links', {
-      path: `/tracked-${++counter}`,
-      target: { targetType: 'audience', audienceId: ids[0] },
-    })
-  ).body;
-  const token = issueToken(signer, {
-    tenantId: client.tenantId,
-    pageId: page.pageId,
-    audienceId: ids[0] as string,
-    pageLinkId: link.pageLinkId,
-    arm: 'personalized',
-    expiresAt: Date.now() + 3_600_000,
-  });
+  const bodies = Array.from({ length: audiences }, (_, i) => (i === 0 && personId ? { personId } : {}));
+  const page = await trackedPage(client, { path: `/tracked-${++counter}`, audiences: bodies });
   return {
     pageId: page.pageId,
-    audiences: ids,
-    linkId: link.pageLinkId,
-    token,
+    audiences: page.audienceIds,
+    linkId: page.pageLinkId,
+    token: page.token,
     db: server.database.forTenant(client.tenantId),
   };
 }

@@ -1,9 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/public/token.ts';
-import { Signer } from '../../src/shared/signing.ts';
 import { anyTables } from '../helpers/any-tables.ts';
-import { type Client, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
+import { trackedPage } from '../helpers/pages.ts';
+import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 // The hot paths run compiled statements (src/db/compiled.ts); the endpoints beside them still build
 // theirs per call. Both must answer the same bytes for the same rows.
@@ -57,28 +56,9 @@ describe('the compiled paths answer what the statements built per call answer', 
   });
 
   it('POST /v0/public/events: the session and its hour as the sessions say', async () => {
-    const page = (
-      await api.post('/v0/pages', {
-        name: 'Compiled',
-        pageContext: 'C.',
-        brandId: 'b',
-        actions: [{ actionId: 'cta', buttonTitle: 'Go', actionType: 'link' }],
-        actionCardWidgets: [],
-        scripts: [],
-      })
-    ).body;
-    const audienceId = (await api.post(`/v0/pages/${page.pageId}/audiences`, {})).body.audienceId;
-    const link = (
-      await api.post('/v0/page_links', { path: '/compiled', target: { targetType: 'audience', audienceId } })
-    ).body;
-    const token = issueToken(new Signer(TEST_SECRET), {
-      tenantId: api.tenantId,
-      pageId: page.pageId,
-      audienceId,
-      pageLinkId: link.pageLinkId,
-      arm: 'personalized',
-      expiresAt: Date.now() + 3_600_000,
-    });
+    const page = await trackedPage(api, { path: '/compiled' });
+    const [audienceId] = page.audienceIds;
+    const { token } = page;
     const at = Date.now();
     const batches = [
       ['session-one', [{ type: 'session_start', at }]],
