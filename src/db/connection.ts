@@ -103,6 +103,11 @@ export class Database {
     return this.opened.engine.rowCounts.fold(this.opened.db as Kysely<unknown>, limit);
   }
 
+  /** Whether row counts have changes appended beside them to fold (RowCounts.appended). */
+  get appendsRowCountChanges(): boolean {
+    return this.opened.engine.rowCounts.appended;
+  }
+
   /** The connection pool's use now, on PostgreSQL; SQLite has one connection and no pool. */
   poolUse(): PoolUse | undefined {
     return this.opened.poolUse?.();

@@ -109,6 +109,8 @@ export interface Locks {
  * move the count itself.
  */
 export interface RowCounts {
+  /** Whether changes are appended beside the counts, for `fold` to add in (PostgreSQL), or not. */
+  readonly appended: boolean;
   /**
    * Adds changes appended beside the counts to their counts and removes them, at most `limit` in one
    * statement, so that a read (count plus changes) sees each change once; answers how many it

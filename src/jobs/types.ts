@@ -20,4 +20,6 @@ export interface ScheduledTask {
   name: string;
   everyMs: number;
   run(context: JobContext): Promise<void>;
+  /** Whether it has work on `database` at all; a worker leaves out a task that never has. */
+  neededOn?(database: Database): boolean;
 }

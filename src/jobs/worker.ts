@@ -59,6 +59,8 @@ function asError(error: unknown): Error {
 export class Worker {
   readonly id = `worker_${randomUUID()}`;
   private readonly handlers: Map<string, JobHandler>;
+  /** The scheduled tasks that have work on this worker's database. */
+  private readonly schedules: ScheduledTask[];
   private readonly concurrency: number;
   private readonly pollMs: number;
   private readonly leaseMs: number;
@@ -82,6 +84,7 @@ export class Worker {
 
   constructor(private readonly options: WorkerOptions) {
     this.handlers = new Map(options.handlers.map((handler) => [handler.kind, handler]));
+    this.schedules = options.schedules.filter((task) => task.neededOn?.(options.database) ?? true);
     this.concurrency = options.concurrency ?? 4;
     this.pollMs = options.pollMs ?? 1000;
     this.leaseMs = options.leaseMs ?? 10_000;
@@ -154,7 +157,7 @@ export class Worker {
     let started = 0;
     if (now - this.schedulesSeenAt >= this.pollMs) {
       this.schedulesSeenAt = now;
-      for (const task of this.options.schedules) if (await this.startSchedule(task, now)) started++;
+      for (const task of this.schedules) if (await this.startSchedule(task, now)) started++;
     }
     const free = this.concurrency - this.running.size;
     if (free <= 0) return started;

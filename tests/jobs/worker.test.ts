@@ -237,6 +237,28 @@ describe('jobs', () => {
   });
 });
 
+describe('scheduled tasks a database has no work for', () => {
+  it('are left out: the row counts are folded on PostgreSQL only, where changes are appended', async () => {
+    const ran: string[] = [];
+    const task = (name: string, neededOn?: ScheduledTask['neededOn']): ScheduledTask => ({
+      name: kind(name),
+      everyMs: 60_000,
+      neededOn,
+      async run() {
+        ran.push(name);
+      },
+    });
+    await worker([], {
+      schedules: [
+        task('always'),
+        task('never', () => false),
+        task('appended', (on) => on.appendsRowCountChanges),
+      ],
+    }).drain();
+    expect(ran.sort()).toEqual(onPostgres ? ['always', 'appended'] : ['always']);
+  });
+});
+
 /** Another connection (pool) to the same database, as another process would have. */
 async function secondConnection(): Promise<Database> {
   return openDatabase({ databaseUrl: onPostgres ? await testDatabaseUrl() : undefined, dataDir });

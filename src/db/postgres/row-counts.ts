@@ -9,6 +9,7 @@ import type { RowCounts } from '../engine.ts';
  * counts in one order, so they cannot deadlock.
  */
 export const postgresRowCounts: RowCounts = {
+  appended: true,
   async fold(db, limit) {
     const { rows } = await sql<{ folded: number }>`
       WITH folded AS (
