@@ -1,10 +1,10 @@
+import { BoundedLru } from '../../shared/bounded-lru.ts';
+
 /** An answer kept with the version of the data it was computed from. */
 interface Kept {
   version: number;
   /** The serialized answer; pending while it is computed, so that concurrent askers share one computation. */
   body: Promise<Buffer>;
-  /** Its size once computed; 0 while pending. */
-  bytes: number;
 }
 
 /** How much the kept answers of one process may hold: about 90 answers of 1,000 audiences. */
@@ -19,13 +19,14 @@ export const KEPT_ANSWERS_COUNT = 1000;
  * the same key and version share one computation; one that fails is not kept.
  */
 export class KeptAnswers {
-  private readonly kept = new Map<string, Kept>();
-  private bytes = 0;
+  private readonly kept: BoundedLru<Kept>;
 
   constructor(
     private readonly maxBytes = KEPT_ANSWERS_BYTES,
-    private readonly maxCount = KEPT_ANSWERS_COUNT,
-  ) {}
+    maxCount = KEPT_ANSWERS_COUNT,
+  ) {
+    this.kept = new BoundedLru(maxCount, maxBytes);
+  }
 
   /**
    * The answer kept for `key` at `version`, or the one `compute` makes, kept. The version must be
@@ -33,50 +34,25 @@ export class KeptAnswers {
    */
   answer(key: string, version: number, compute: () => Promise<Buffer>): Promise<Buffer> {
     const found = this.kept.get(key);
-    if (found?.version === version) {
-      // Most recently used: to the end of the map's order.
-      this.kept.delete(key);
-      this.kept.set(key, found);
-      return found.body;
-    }
-    if (found) this.drop(key, found);
-    const entry: Kept = { version, body: compute(), bytes: 0 };
-    this.kept.set(key, entry);
+    if (found?.version === version) return found.body;
+    const entry: Kept = { version, body: compute() };
+    // Pending, it counts no bytes; it is kept again with its size once computed.
+    this.kept.set(key, entry, 0);
     entry.body.then(
       (body) => this.sized(key, entry, body.length),
-      () => this.drop(key, entry),
+      () => this.kept.delete(key, entry),
     );
-    this.evict();
     return entry.body;
   }
 
   /** How many answers and bytes are kept (tests check the bounds). */
   get size(): { count: number; bytes: number } {
-    return { count: this.kept.size, bytes: this.bytes };
+    return this.kept.size;
   }
 
   private sized(key: string, entry: Kept, bytes: number): void {
-    if (this.kept.get(key) !== entry) return;
-    if (bytes > this.maxBytes) {
-      this.drop(key, entry);
-      return;
-    }
-    entry.bytes = bytes;
-    this.bytes += bytes;
-    this.evict();
-  }
-
-  private drop(key: string, entry: Kept): void {
-    if (this.kept.get(key) !== entry) return;
-    this.kept.delete(key);
-    this.bytes -= entry.bytes;
-  }
-
-  /** Drops the least recently used answers until both bounds hold. */
-  private evict(): void {
-    for (const [key, entry] of this.kept) {
-      if (this.kept.size <= this.maxCount && this.bytes <= this.maxBytes) return;
-      this.drop(key, entry);
-    }
+    if (this.kept.peek(key) !== entry) return;
+    if (bytes > this.maxBytes) this.kept.delete(key, entry);
+    else this.kept.set(key, entry, bytes);
   }
 }

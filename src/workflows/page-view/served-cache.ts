@@ -1,3 +1,4 @@
+import { BoundedLru } from '../../shared/bounded-lru.ts';
 import type { ServedRead } from './served-store.ts';
 
 /** The rows of one address as last read, and the tenant's generation they were built at. */
@@ -19,17 +20,10 @@ const MAX_BYTES = 16 * 1024 * 1024;
  * bounded by count and bytes.
  */
 export class ServedCache {
-  private readonly entries = new Map<string, ReadRows>();
-  private bytes = 0;
+  private readonly entries = new BoundedLru<ReadRows>(MAX_ADDRESSES, MAX_BYTES);
 
   get(key: string, gzip: boolean): ReadRows | undefined {
-    const name = nameOf(key, gzip);
-    const entry = this.entries.get(name);
-    if (entry) {
-      this.entries.delete(name);
-      this.entries.set(name, entry);
-    }
-    return entry;
+    return this.entries.get(nameOf(key, gzip));
   }
 
   /** Keeps `rows`, when they were all built at one tenant's generation; else forgets the address. */
@@ -43,24 +37,13 @@ export class ServedCache {
       return;
     }
     const entry = { tenantId: first.tenant_id, generation: first.generation, rows };
-    this.entries.set(nameOf(key, gzip), entry);
-    this.bytes += sizeOf(entry);
-    for (const [name, oldest] of this.entries) {
-      if (this.entries.size <= MAX_ADDRESSES && this.bytes <= MAX_BYTES) break;
-      this.entries.delete(name);
-      this.bytes -= sizeOf(oldest);
-    }
+    this.entries.set(nameOf(key, gzip), entry, sizeOf(entry));
   }
 
   /** Forgets what is kept of `key`, in one encoding or, by default, in both. */
   forget(key: string, gzip?: boolean): void {
-    for (const encoding of gzip === undefined ? [false, true] : [gzip]) {
-      const name = nameOf(key, encoding);
-      const entry = this.entries.get(name);
-      if (!entry) continue;
-      this.entries.delete(name);
-      this.bytes -= sizeOf(entry);
-    }
+    for (const encoding of gzip === undefined ? [false, true] : [gzip])
+      this.entries.delete(nameOf(key, encoding));
   }
 }
 
