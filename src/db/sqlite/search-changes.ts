@@ -10,7 +10,8 @@ type Statement = BetterSqlite3.Statement<unknown[], unknown>;
  */
 export class SearchChanges {
   private schemaVersion: number | undefined;
-  private staged = false;
+  /** Whether the database stages search changes (0030 has run). */
+  private present = false;
 
   constructor(private readonly statement: (sql: string) => Statement) {}
 
@@ -20,11 +21,11 @@ export class SearchChanges {
     };
     if (version !== this.schemaVersion) {
       this.schemaVersion = version;
-      this.staged =
+      this.present =
         this.statement(
           `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'search_changes_applied'`,
         ).get() !== undefined;
     }
-    if (this.staged) this.statement('INSERT INTO search_changes_applied DEFAULT VALUES').run();
+    if (this.present) this.statement('INSERT INTO search_changes_applied DEFAULT VALUES').run();
   }
 }
