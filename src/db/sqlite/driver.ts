@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from 'kysely';
+import { SearchChanges } from './search-changes.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
@@ -90,15 +91,25 @@ interface Group {
  *
  * SQLite has one connection here, so units run one at a time (the mutex), as in Kysely's driver;
  * a unit gives the connection up as soon as its own statements are done, not when its group commits.
+ *
+ * The search indexes take a group's changes at once (SearchChanges): a unit's writes stage them,
+ * and they are applied before the group commits and before a statement outside a transaction reads
+ * in the group, so that no such read sees an index behind its table. A transaction reads the indexes
+ * as the group's last application left them: its own writes to a searched table are not found by a
+ * search of its own (nothing searches in a transaction).
  */
 export class GroupCommitSqliteDriver implements Driver {
   private readonly mutex = new Mutex();
   private readonly writer: Mutex;
   private readonly statements: StatementCache;
+  private readonly searchChanges: SearchChanges;
   private group: Group | undefined;
+  /** Whether a unit of the open group may have staged search changes that are not applied yet. */
+  private searchChangesStaged = false;
 
   constructor(private readonly db: BetterSqlite3.Database) {
     this.statements = new StatementCache(db, STATEMENT_CACHE_SIZE);
+    this.searchChanges = new SearchChanges((sql) => this.statements.get(sql));
     this.writer = writerOf(db.name);
   }
 
@@ -155,11 +166,12 @@ export class GroupCommitSqliteDriver implements Driver {
    * @internal Starts a unit inside the open group (opening one), under a savepoint of its own; one
    * name serves every unit, since they run one at a time. Answers the group, whose commit the unit
    * awaits once it has given the connection up (a promise in an object: an async function would
-   * wait for it).
+   * wait for it). A unit that `writes` may stage search changes.
    */
-  async enterGroup(): Promise<Group> {
+  async enterGroup(writes: boolean): Promise<Group> {
     if (!this.group) await this.openGroup();
     this.run('SAVEPOINT unit');
+    if (writes) this.searchChangesStaged = true;
     return this.group as Group;
   }
 
@@ -170,8 +182,19 @@ export class GroupCommitSqliteDriver implements Driver {
       this.failGroup(new Error('the transaction was rolled back by the database'));
       return;
     }
-    if (!keep) this.run('ROLLBACK TO unit');
+    if (!keep) {
+      this.run('ROLLBACK TO unit');
+      // The unit may have applied changes staged before it, which are staged again now.
+      this.searchChangesStaged = true;
+    }
     this.run('RELEASE unit');
+  }
+
+  /** @internal Writes the search changes that the group's units staged into the indexes. */
+  applySearchChanges(): void {
+    if (!this.searchChangesStaged) return;
+    this.searchChanges.apply();
+    this.searchChangesStaged = false;
   }
 
   /** @internal Lets the next unit have the connection. */
@@ -196,6 +219,7 @@ export class GroupCommitSqliteDriver implements Driver {
     // Units that do not wait for the outcome themselves (a failed one) must not leave it unhandled.
     committed.catch(() => {});
     this.group = { committed, settle };
+    this.searchChangesStaged = false;
     setImmediate(() => void this.commitWhenFree());
   }
 
@@ -214,6 +238,7 @@ export class GroupCommitSqliteDriver implements Driver {
     if (!group) return;
     this.group = undefined;
     try {
+      this.applySearchChanges();
       this.run('COMMIT');
       group.settle();
     } catch (error) {
@@ -245,7 +270,7 @@ class Unit implements DatabaseConnection {
   constructor(private readonly driver: GroupCommitSqliteDriver) {}
 
   async begin(): Promise<void> {
-    this.transaction = await this.driver.enterGroup();
+    this.transaction = await this.driver.enterGroup(true);
   }
 
   async finish(): Promise<void> {
@@ -275,9 +300,10 @@ class Unit implements DatabaseConnection {
     if (statement.readonly && !this.driver.grouping) return run<R>(statement, query.parameters);
     // A write, or a read that may see the open group's writes: a unit of its own, answered once the
     // group is on disk.
-    const { committed } = await this.driver.enterGroup();
+    const { committed } = await this.driver.enterGroup(!statement.readonly);
     let result: QueryResult<R>;
     try {
+      if (statement.readonly) this.driver.applySearchChanges();
       result = run<R>(statement, query.parameters);
     } catch (error) {
       this.driver.leaveGroup(false);
