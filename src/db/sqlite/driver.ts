@@ -152,8 +152,7 @@ export class GroupCommitSqliteDriver implements Driver {
    * has the connection, waits for it or holds a transaction on it (so no group is open, whose writes
    * it could see before they are on disk, and no unit queued before it is passed); undefined when
    * it must take its turn through Kysely instead. Kysely's connection acquisition, this driver's
-   * mutex and their promises were a twentieth of an account read's CPU for a statement of a few
-   * microseconds.
+   * mutex and their promises cost more than the few microseconds of a read by primary key.
    */
   readAtOnce(query: CompiledQuery): unknown[] | undefined {
     if (this.group || this.mutex.busy || this.db.inTransaction) return undefined;
