@@ -84,15 +84,19 @@ export class Database {
     let handle = this.tenantHandles.get(tenantId);
     if (!handle) {
       if (this.tenantHandles.size >= TENANT_HANDLES) this.tenantHandles.clear();
-      handle = TenantDb.scoped(tenantId, this.opened.db, this.opened.engine);
+      const { db, engine, readAtOnce } = this.opened;
+      handle = TenantDb.scoped(tenantId, db, engine, readAtOnce);
       this.tenantHandles.set(tenantId, handle);
     }
     return handle as TenantDb<Tables>;
   }
 
-  /** The same database with a Kysely plugin on every statement (tests count queries with one). */
+  /**
+   * The same database with a Kysely plugin on every statement (tests count queries with one): no
+   * compiled read runs past Kysely there (readAtOnce), so the plugin sees each.
+   */
   withPlugin(plugin: KyselyPlugin): Database {
-    return new Database({ ...this.opened, db: this.opened.db.withPlugin(plugin) });
+    return new Database({ ...this.opened, db: this.opened.db.withPlugin(plugin), readAtOnce: undefined });
   }
 
   /**

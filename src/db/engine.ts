@@ -1,4 +1,5 @@
 import type {
+  CompiledQuery,
   Driver,
   Expression,
   Kysely,
@@ -199,4 +200,11 @@ export interface OpenedDatabase<Tables> {
   poolUse?(): PoolUse;
   /** Watches a table for changes made anywhere. */
   watch(table: WatchedTable): ChangeWatch;
+  /**
+   * The rows of a compiled read run synchronously, where the engine can and may now (SQLite, when
+   * nothing else has its connection and no group commit is open: db/sqlite/driver.ts); undefined
+   * when it must run through Kysely as any other statement. Absent on PostgreSQL, whose every
+   * statement is a round trip.
+   */
+  readonly readAtOnce?: (query: CompiledQuery) => unknown[] | undefined;
 }

@@ -89,6 +89,9 @@ function untyped(db: Kysely<unknown>): Kysely<UntypedTables> {
 
 export type TenantInsert<Tables, T extends keyof Tables> = Omit<Insertable<Tables[T]>, 'tenant_id'>;
 
+/** OpenedDatabase.readAtOnce: a compiled read's rows now, or undefined for Kysely to run it. */
+type ReadAtOnce = (query: CompiledQuery) => unknown[] | undefined;
+
 /** A compiled statement of a tenant's tables (db/compiled.ts): made by `compiled`, run by TenantDb. */
 export type TenantStatement<Tables, Params, Row> = CompiledStatement<TenantDb<Tables>, Params, Row>;
 
@@ -116,11 +119,21 @@ export class TenantDb<Tables = NoTables> {
     private readonly db: Kysely<UntypedTables>,
     private readonly engine: Engine,
     private readonly transactionState?: TransactionState,
+    private readonly readAtOnce?: ReadAtOnce,
   ) {}
 
-  /** `db` limited to the tenant `tenantId`. */
-  static scoped<Tables>(tenantId: string, db: Kysely<unknown>, engine: Engine): TenantDb<Tables> {
-    return new TenantDb<Tables>(tenantId, untyped(db).withPlugin(new TenantScopePlugin(tenantId)), engine);
+  /**
+   * `db` limited to the tenant `tenantId`. With `readAtOnce` (OpenedDatabase.readAtOnce), a
+   * compiled read runs through it when it can; the handles of transactions never do.
+   */
+  static scoped<Tables>(
+    tenantId: string,
+    db: Kysely<unknown>,
+    engine: Engine,
+    readAtOnce?: ReadAtOnce,
+  ): TenantDb<Tables> {
+    const scoped = untyped(db).withPlugin(new TenantScopePlugin(tenantId));
+    return new TenantDb<Tables>(tenantId, scoped, engine, undefined, readAtOnce);
   }
 
   /** Substring search expressions of this database (db/engine.ts). */
@@ -165,7 +178,7 @@ export class TenantDb<Tables = NoTables> {
 
   /** The rows a compiled statement answers (a select, or a write with RETURNING). */
   async all<Params, Row>(statement: TenantStatement<Tables, Params, Row>, params: Params): Promise<Row[]> {
-    return (await this.db.executeQuery(this.compiledQuery(statement, params))).rows;
+    return this.rowsOf(this.compiledQuery(statement, params));
   }
 
   /** The first row a compiled statement answers, if any. */
@@ -173,7 +186,14 @@ export class TenantDb<Tables = NoTables> {
     statement: TenantStatement<Tables, Params, Row>,
     params: Params,
   ): Promise<Row | undefined> {
-    return (await this.all(statement, params))[0];
+    return (await this.rowsOf(this.compiledQuery(statement, params)))[0];
+  }
+
+  /** A compiled query's rows: at once where the engine may read them so (readAtOnce), else through Kysely. */
+  private rowsOf<Row>(query: CompiledQuery<Row>): Row[] | Promise<Row[]> {
+    const rows = this.readAtOnce?.(query);
+    if (rows) return rows as Row[];
+    return this.db.executeQuery(query).then((result) => result.rows);
   }
 
   /** Runs a compiled statement that writes; answers how many rows it changed. */

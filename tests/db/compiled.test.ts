@@ -7,7 +7,7 @@ import { compiled, type TenantDb } from '../../src/db/tenant-db.ts';
 import type { IdempotencyKeysTable } from '../../src/http/idempotency-store.ts';
 import { createTenantWithKey } from '../../src/workflows/tenant-setup/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
-import { testDatabase } from '../helpers/server.ts';
+import { onPostgres, testDatabase } from '../helpers/server.ts';
 
 // Compiled statements (src/db/compiled.ts) on the table of tests/db/tenant-scope.test.ts:
 // idempotency_keys is keyed per tenant, so both tenants hold a row with the same key.
@@ -133,6 +133,48 @@ describe('compiled statements', () => {
   it('refuse a list of another length than the one compiled', async () => {
     await expect(mine.all(anyOf, { fingerprints: ['mine'] })).rejects.toThrow('must have 2 items');
   });
+
+  // On SQLite a compiled read outside a transaction runs at once on the connection when it is free
+  // (db/sqlite/driver.ts, readAtOnce); while a transaction holds it, a group is open or a unit
+  // waits for it, the read takes its turn and is answered once the group is on disk.
+  it('read outside a transaction never see the writes of one still open, which may roll back', async () => {
+    let read: Promise<unknown> | undefined;
+    await expect(
+      mine.transaction(async (tx) => {
+        await tx.run(insert, { key: 'open-then-undone', fingerprint: 'undone' });
+        read = mine.first(byKey, { key: 'open-then-undone' });
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    expect(await read).toBeUndefined();
+  });
+
+  it.skipIf(onPostgres)(
+    'on SQLite, read while a group is open are answered once it commits, with its writes',
+    async () => {
+      let read: Promise<unknown> | undefined;
+      let answered = false;
+      await mine.transaction(async (tx) => {
+        await tx.run(insert, { key: 'open-then-kept', fingerprint: 'kept' });
+        read = mine.first(byKey, { key: 'open-then-kept' }).finally(() => {
+          answered = true;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        expect(answered).toBe(false);
+      });
+      expect(await read).toEqual({ fingerprint: 'kept', status_code: 201 });
+    },
+  );
+
+  it.skipIf(onPostgres)(
+    'on SQLite, read after a write that waits for the connection, and see it',
+    async () => {
+      const written = mine.run(insert, { key: 'queued-write', fingerprint: 'queued' });
+      const read = mine.first(byKey, { key: 'queued-write' });
+      expect(await read).toEqual({ fingerprint: 'queued', status_code: 201 });
+      expect(await written).toBe(1);
+    },
+  );
 });
 
 // Across tenants: statements of Database.acrossTenants(), which reach every tenant's rows.

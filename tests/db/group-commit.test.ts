@@ -49,6 +49,35 @@ describe('writes that share a commit', () => {
     expect(account.items[0].linkedPersonsCount).toBe(100);
   });
 
+  it('reads alongside them answer only what their units kept: an account with creates failing and not', async () => {
+    const first = await api.post('/v0/persons', { name: 'First', email: 'first@read-along.example' });
+    expect(first.status).toBe(201);
+    const { items } = (await api.get('/v0/accounts/search?query=read-along')).body;
+    const path = `/v0/accounts/${items[0].accountId}`;
+    // Creates that fail on their email (409, each rolled back alone), creates that succeed and reads
+    // of their account, all at once: SQLite runs a read at once only with no group open.
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => {
+        if (i % 3 === 0)
+          return api.post('/v0/persons', { name: `Dup ${i}`, email: 'first@read-along.example' });
+        if (i % 3 === 1)
+          return api.post('/v0/persons', { name: `New ${i}`, email: `n${i}@read-along.example` });
+        return api.get(path);
+      }),
+    );
+    const created = new Set(['First']);
+    answers.forEach((answer, i) => {
+      if (i % 3 === 0) expect(answer.status).toBe(409);
+      if (i % 3 === 1) created.add(answer.body.name);
+    });
+    for (const read of answers.filter((_, i) => i % 3 === 2)) {
+      expect(read.status).toBe(200);
+      for (const person of read.body.linkedPersons) expect(created.has(person.name)).toBe(true);
+    }
+    const after = (await api.get(path)).body.linkedPersons.map((person: { name: string }) => person.name);
+    expect(new Set(after)).toEqual(created);
+  });
+
   it('a failed write in the middle of others changes nothing of its own', async () => {
     const { personId } = (await api.post('/v0/persons', { name: 'Kept', email: 'kept@unit.example' })).body;
     const answers = await Promise.all([

@@ -59,7 +59,10 @@ class MigratingSqliteAdapter extends SqliteAdapter {
 }
 
 class TailorSqliteDialect extends SqliteDialect {
-  constructor(private readonly sqlite: SQLite.Database) {
+  constructor(
+    sqlite: SQLite.Database,
+    private readonly driver: GroupCommitSqliteDriver,
+  ) {
     super({ database: sqlite });
   }
 
@@ -68,7 +71,7 @@ class TailorSqliteDialect extends SqliteDialect {
   }
 
   override createDriver(): Driver {
-    return new GroupCommitSqliteDriver(this.sqlite);
+    return this.driver;
   }
 }
 
@@ -86,7 +89,8 @@ export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDa
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${timeoutMs}`);
-  const db = new Kysely<Tables>({ dialect: new TailorSqliteDialect(sqlite) });
+  const driver = new GroupCommitSqliteDriver(sqlite);
+  const db = new Kysely<Tables>({ dialect: new TailorSqliteDialect(sqlite, driver) });
   // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
   // recommends this at open and periodically on long-lived connections.
   const optimize = () => sqlite.pragma('optimize=0x10002');
@@ -100,5 +104,6 @@ export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDa
       return db.destroy();
     },
     watch: (table) => sqliteChangeWatch(sqlite, table),
+    readAtOnce: (query) => driver.readAtOnce(query),
   };
 }
