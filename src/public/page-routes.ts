@@ -8,7 +8,7 @@ import type { PagesOrigin } from '../shared/pages-origin.ts';
 import { onPagesOrigin, originOf, type PageRequest } from '../workflows/page-view/address.ts';
 import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
 import { renderNotFound } from '../workflows/page-view/render.ts';
-import { type Serving, servedPage } from '../workflows/page-view/served.ts';
+import { generationsOf, type Serving, servedPage } from '../workflows/page-view/served.ts';
 import { ServedCache } from '../workflows/page-view/served-cache.ts';
 import { issueToken, TOKEN_VALID_MS, type TokenReader } from './token.ts';
 import { TRACKER_SRC } from './tracker-routes.ts';
@@ -152,6 +152,7 @@ export async function pageRoutes(app: Api, { pages, database, signer }: PageServ
     pages,
     database,
     kept: new ServedCache(),
+    generations: generationsOf(database),
     signer,
     visits: {
       trackerSrc: TRACKER_SRC,

@@ -127,7 +127,7 @@ describe('API key cache', () => {
 
 describe('KeyCache', () => {
   const caller = (keyId: string): Caller => ({ tenantId: 'ten_1', keyId, readOnly: false });
-  const unchanged = { version: () => 0 };
+  const unchanged = { version: () => 0, latest: () => 0 };
 
   it('holds at most its capacity, however many keys it is asked for', async () => {
     const cache = new KeyCache(unchanged, { capacity: 100 });
@@ -168,7 +168,7 @@ describe('KeyCache', () => {
 
   it('forgets every key when the keys changed, and keeps no read that a change overtook', async () => {
     let version = 0;
-    const cache = new KeyCache({ version: () => version });
+    const cache = new KeyCache({ version: () => version, latest: () => version });
     await cache.get('a', async () => caller('key_a'));
     await cache.get('b', async () => {
       version++;
