@@ -94,6 +94,15 @@ describe('API key cache', () => {
     expect(await statusOf(second, key.apiKey)).toBe(401);
   });
 
+  it('refuses a key revoked on another node between two turns, after requests of one turn shared a check', async () => {
+    const key = await issueKey(anyTables(databases[0]), api.tenantId);
+    await cachedOnFirst(key.apiKey);
+    const together = await Promise.all(Array.from({ length: 10 }, () => statusOf(first, key.apiKey)));
+    expect(together.every((status) => status === 200)).toBe(true);
+    await revoke(anyTables(databases[1]), key.keyId);
+    expect(await statusOf(first, key.apiKey)).toBe(401);
+  });
+
   it('takes a key created through another node at once', async () => {
     await cachedOnFirst(api.apiKey as string);
     const key = await issueKey(anyTables(databases[1]), api.tenantId);
