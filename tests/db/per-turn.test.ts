@@ -89,25 +89,28 @@ describe('a read shared by a turn', () => {
 
 describe('the API keys’ change check', () => {
   // PostgreSQL counts notices, which arrive on their own connection: no read to share there.
-  it.skipIf(onPostgres)('reads SQLite’s change counter once per turn; a change elsewhere shows in the next', async () => {
-    const watch = server.database.watchChanges('api_keys');
-    // Another process's connection, committing synchronously, within one turn of this one.
-    const elsewhere = new SQLite(sqliteFile(dataDir));
-    try {
-      await nextTurn();
-      const before = watch.version();
-      elsewhere.prepare("UPDATE change_counts SET n = n + 1 WHERE name = 'api_keys'").run();
-      // Committed after this turn began: its requests were all sent before, and share its read.
-      expect(watch.version()).toBe(before);
-      expect(watch.latest()).not.toBe(before);
-      await nextTurn();
-      expect(watch.version()).toBe(watch.latest());
-      expect(watch.version()).not.toBe(before);
-    } finally {
-      elsewhere.close();
-      await watch.close();
-    }
-  });
+  it.skipIf(onPostgres)(
+    'reads SQLite’s change counter once per turn; a change elsewhere shows in the next',
+    async () => {
+      const watch = server.database.watchChanges('api_keys');
+      // Another process's connection, committing synchronously, within one turn of this one.
+      const elsewhere = new SQLite(sqliteFile(dataDir));
+      try {
+        await nextTurn();
+        const before = watch.version();
+        elsewhere.prepare("UPDATE change_counts SET n = n + 1 WHERE name = 'api_keys'").run();
+        // Committed after this turn began: its requests were all sent before, and share its read.
+        expect(watch.version()).toBe(before);
+        expect(watch.latest()).not.toBe(before);
+        await nextTurn();
+        expect(watch.version()).toBe(watch.latest());
+        expect(watch.version()).not.toBe(before);
+      } finally {
+        elsewhere.close();
+        await watch.close();
+      }
+    },
+  );
 
   it('refuses a key revoked by another node on the next turn’s requests', async () => {
     const watch = server.database.watchChanges('api_keys');
@@ -116,10 +119,12 @@ describe('the API keys’ change check', () => {
       await nextTurn();
       const before = watch.version();
       await revoke(anyTables(otherNode), key.keyId);
-      await expect.poll(async () => {
-        await nextTurn();
-        return watch.version();
-      }).not.toBe(before);
+      await expect
+        .poll(async () => {
+          await nextTurn();
+          return watch.version();
+        })
+        .not.toBe(before);
     } finally {
       await watch.close();
     }
