@@ -4,16 +4,19 @@
  * the next turn reads again.
  *
  * Why a request still sees every change committed before it was sent: libuv polls for what the
- * sockets received and then runs the callbacks of what it found, so every request handled in a
- * turn was received, hence sent, before the turn began polling, and the shared read is made after
- * that, by the turn's first request. A change committed before any of them was sent is seen. The
- * values are forgotten when the turn ends (an immediate, which runs after the poll's callbacks and
- * before the next poll) and whenever this process may have committed a change itself
+ * sockets received, then runs the callbacks of what it found, so every request handled in a turn
+ * was received, hence sent, before the turn's poll returned, and the shared read is made after
+ * that, by the first of them. A change committed before any of them was sent is seen. The values
+ * are forgotten when the turn ends, by an immediate (it runs once the poll's callbacks are done,
+ * before the loop polls again), and whenever this process may have committed a change itself
  * (`ownWrites`), so that a write answered in a turn is seen by whatever its caller does next.
  *
- * Readers read as a request is received (a hook, a handler before its first wait); a check made
- * after a wait for the database, which may end in another phase of the loop, reads afresh rather
- * than through here (ChangeWatch.latest).
+ * What the argument needs of readers: that they read as a request is received (a hook, a handler
+ * before its first wait). A value first read in an immediate or a timer would be kept into the
+ * next turn's poll; a check made after a wait for the database, which may end there, reads afresh
+ * rather than through here (ChangeWatch.latest). And one limit of libuv's: a poll that returns
+ * 1,024 ready connections (its batch) is followed by another in the same turn, whose requests may
+ * have been sent after the turn's read; below that many connections ready at once it never happens.
  */
 export class PerTurn<K, V> {
   private readonly values = new Map<K, V>();
