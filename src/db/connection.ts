@@ -10,6 +10,7 @@ import type {
   SearchDialect,
   WatchedTable,
 } from './engine.ts';
+import { PerTurn } from './per-turn.ts';
 import { openPostgres } from './postgres/open.ts';
 import { openSqlite } from './sqlite/open.ts';
 import { type NoTables, TenantDb } from './tenant-db.ts';
@@ -132,6 +133,15 @@ export class Database {
    */
   watchChanges(table: WatchedTable): ChangeWatch {
     return this.opened.watch(table);
+  }
+
+  /**
+   * `read` once per turn of the event loop and key, its answer shared by every request of the turn
+   * (db/per-turn.ts): for a small read that every request makes, such as a tenant's serving
+   * generation. A change committed before a request was sent is still seen by it.
+   */
+  perTurn<K, V>(read: (key: K) => V): PerTurn<K, V> {
+    return new PerTurn(read, () => this.opened.ownWrites());
   }
 
   /** Whether `error` means the database is away (see ErrorClassifier.isUnavailable), not that the statement is wrong. */

@@ -146,12 +146,15 @@ export type WatchedTable = 'api_keys';
 export interface ChangeWatch {
   /**
    * A number that stays the same while the table is known unchanged and moves when it may have
-   * changed. SQLite reads a counter its triggers bump at every change, committed by any connection
-   * or written by this one; PostgreSQL counts the notices its trigger sends, and moves at every
-   * call while it is not listening (connecting, or the connection dropped), since a notice sent
-   * then never reaches it. Synchronous and cheap: asked on every request.
+   * changed, as of this turn of the event loop (db/per-turn.ts): asked as a request is received,
+   * on every request. SQLite reads a counter its triggers bump at every change, committed by any
+   * connection or written by this one, once per turn; PostgreSQL counts the notices its trigger
+   * sends, and moves at every call while it is not listening (connecting, or the connection
+   * dropped), since a notice sent then never reaches it. Synchronous and cheap.
    */
   version(): number;
+  /** The same number as of now, read afresh: for a check made after a wait, in a later turn maybe. */
+  latest(): number;
   close(): Promise<void>;
 }
 
@@ -207,4 +210,11 @@ export interface OpenedDatabase<Tables> {
    * statement is a round trip.
    */
   readonly readAtOnce?: (query: CompiledQuery) => unknown[] | undefined;
+  /**
+   * A mark of this process's own commits, for reads shared by the requests of a turn (db/per-turn.ts):
+   * it moves when this process may have committed a change since it last moved, and is undefined
+   * while this process holds changes not yet committed that its own reads see (SQLite's open group),
+   * when nothing read may be shared.
+   */
+  ownWrites(): number | undefined;
 }

@@ -1,6 +1,6 @@
 import { constants, gzipSync } from 'node:zlib';
 import cookie from '@fastify/cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { acceptsGzip, noneMatch } from '../http/conditional.ts';
 import type { Api } from '../http/types.ts';
 import { notFound } from '../shared/errors.ts';
@@ -8,7 +8,7 @@ import type { PagesOrigin } from '../shared/pages-origin.ts';
 import { onPagesOrigin, originOf, type PageRequest } from '../workflows/page-view/address.ts';
 import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
 import { renderNotFound } from '../workflows/page-view/render.ts';
-import { type Serving, servedPage } from '../workflows/page-view/served.ts';
+import { generationsOf, type ServedPage, type Serving, servedPage } from '../workflows/page-view/served.ts';
 import { ServedCache } from '../workflows/page-view/served-cache.ts';
 import { issueToken, TOKEN_VALID_MS, type TokenReader } from './token.ts';
 import { TRACKER_SRC } from './tracker-routes.ts';
@@ -58,6 +58,7 @@ function sendHtml(
   status: number,
   body: Body,
   sandboxed: boolean,
+  setCookie?: string,
 ): FastifyReply {
   if (sandboxed) reply.header('Content-Security-Policy', SHARED_ORIGIN_SANDBOX);
   const { gzip } = body;
@@ -70,9 +71,16 @@ function sendHtml(
   if (body.etag) {
     const etag = `"${body.etag}${gzip ? '-gzip' : ''}"`;
     reply.header('ETag', etag);
-    if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    if (noneMatch(request.headers['if-none-match'], etag))
+      return withCookie(reply.code(304), setCookie).send();
   }
-  return gzip ? reply.header('Content-Encoding', 'gzip').send(body.body) : reply.send(body.body);
+  if (gzip) reply.header('Content-Encoding', 'gzip');
+  return withCookie(reply, setCookie).send(body.body);
+}
+
+/** The visitor's cookie, last among the headers, where @fastify/cookie's onSend hook put it. */
+function withCookie(reply: FastifyReply, setCookie: string | undefined): FastifyReply {
+  return setCookie === undefined ? reply : reply.header('Set-Cookie', setCookie);
 }
 
 /** Whether the page at `address` is served on the origin every tenant shares. */
@@ -106,18 +114,33 @@ function visitorCookie(address: PageRequest, pages: PagesOrigin): VisitorCookie 
 }
 
 /**
- * Keeps the visitor id that chose the visitor's arm, for a year from the latest visit: first-party,
- * out of reach of page scripts, and sent on top-level navigation from other sites (a link in an email).
+ * The Set-Cookie header that keeps the visitor id that chose the visitor's arm, for a year from the
+ * latest visit: first-party, out of reach of page scripts, and sent on top-level navigation from
+ * other sites (a link in an email). None when no holdout chose the arm.
  */
-function keepVisitorId(reply: FastifyReply, visitorId: string | undefined, cookie: VisitorCookie): void {
-  if (visitorId === undefined) return;
-  reply.setCookie(cookie.name, visitorId, {
+function visitorIdCookie(
+  app: FastifyInstance,
+  pages: PagesOrigin,
+  { visitorId, address }: ServedPage,
+): string | undefined {
+  if (visitorId === undefined) return undefined;
+  const cookie = visitorCookie(address, pages);
+  return app.serializeCookie(cookie.name, visitorId, {
     path: cookie.path,
     maxAge: VISITOR_COOKIE_MAX_AGE_S,
     httpOnly: true,
     sameSite: 'lax',
     secure: cookie.secure,
   });
+}
+
+/**
+ * The visitor id in the cookie of the page at `address`. Cookies are parsed here, only for a page
+ * with a holdout (visitorArm asks), rather than for every request by @fastify/cookie's hook.
+ */
+function visitorIdIn(request: FastifyRequest, address: PageRequest, pages: PagesOrigin): string | undefined {
+  const header = request.headers.cookie;
+  return header ? request.server.parseCookie(header)[visitorCookie(address, pages).name] : undefined;
 }
 
 async function servePage(
@@ -127,10 +150,8 @@ async function servePage(
 ): Promise<FastifyReply> {
   const { pages } = serving;
   const gzip = acceptsGzip(request.headers['accept-encoding']);
-  const answer = await servedPage(
-    serving,
-    { host: request.host, url: request.url, gzip },
-    (address) => request.cookies[visitorCookie(address, pages).name],
+  const answer = await servedPage(serving, { host: request.host, url: request.url, gzip }, (address) =>
+    visitorIdIn(request, address, pages),
   );
   if ('redirect' in answer) return reply.redirect(answer.redirect, 308);
   // The 404 page runs no script: it needs no sandbox.
@@ -138,8 +159,8 @@ async function servePage(
     return sendHtml(request, reply, 404, gzip ? NOT_FOUND_PAGES.gzip : NOT_FOUND_PAGES.html, false);
   }
   const { served } = answer;
-  keepVisitorId(reply, served.visitorId, visitorCookie(served.address, pages));
-  return sendHtml(request, reply, 200, served, onSharedOrigin(served.address, pages));
+  const setCookie = visitorIdCookie(request.server, pages, served);
+  return sendHtml(request, reply, 200, served, onSharedOrigin(served.address, pages), setCookie);
 }
 
 /**
@@ -152,6 +173,7 @@ export async function pageRoutes(app: Api, { pages, database, signer }: PageServ
     pages,
     database,
     kept: new ServedCache(),
+    generations: generationsOf(database),
     signer,
     visits: {
       trackerSrc: TRACKER_SRC,
@@ -159,7 +181,9 @@ export async function pageRoutes(app: Api, { pages, database, signer }: PageServ
       issueToken: (claims, expiresAt) => issueToken(signer, { ...claims, expiresAt }),
     },
   };
-  await app.register(cookie);
+  // Its decorators only: a page parses the cookie header itself, when its holdout needs the
+  // visitor id (visitorIdIn), and sets its one cookie itself (withCookie).
+  await app.register(cookie, { hook: false });
   app.get('/*', { schema: { hide: true }, compress: false }, (request, reply) =>
     servePage(request, reply, serving),
   );

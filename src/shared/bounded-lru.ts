@@ -12,12 +12,18 @@ export class BoundedLru<V> {
     private readonly maxBytes: number,
   ) {}
 
+  /** The most recently used key: read again, it is already last in the order. */
+  private last: string | undefined;
+
   /** The value of `key`, now the most recently used. */
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    if (key !== this.last) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      this.last = key;
+    }
     return entry.value;
   }
 
@@ -30,6 +36,7 @@ export class BoundedLru<V> {
   set(key: string, value: V, bytes: number): void {
     this.delete(key);
     this.entries.set(key, { value, bytes });
+    this.last = key;
     this.bytes += bytes;
     for (const [oldest, entry] of this.entries) {
       if (this.entries.size <= this.maxCount && this.bytes <= this.maxBytes) return;

@@ -41,6 +41,8 @@ export class PagesOrigin {
   readonly perTenant: boolean;
   private readonly template: string;
   private readonly hostPattern: RegExp | undefined;
+  /** The one host of a shared origin (perTenant false), worked out once: asked of every page view. */
+  private readonly sharedHost: string;
 
   /** `template` must pass templateProblem (config.ts checks it at start). */
   constructor(template: string) {
@@ -48,6 +50,7 @@ export class PagesOrigin {
     this.perTenant = this.template.includes(TENANT_PLACEHOLDER);
     const [before, after] = hostOf(this.template).split(TENANT_PLACEHOLDER).map(escapeRegExp);
     this.hostPattern = this.perTenant ? new RegExp(`^${before}([a-z0-9-]+)${after}$`) : undefined;
+    this.sharedHost = hostOf(this.template);
   }
 
   /** The origin a tenant's pages are served on: scheme, host and port. */
@@ -68,7 +71,7 @@ export class PagesOrigin {
   /** Whether `host` is one of this origin's own hosts (the shared one, or any tenant's). */
   isOwnHost(host: string): boolean {
     const lower = host.toLowerCase();
-    return this.hostPattern ? this.hostPattern.test(lower) : lower === hostOf(this.template);
+    return this.hostPattern ? this.hostPattern.test(lower) : lower === this.sharedHost;
   }
 
   /**

@@ -94,6 +94,15 @@ describe('API key cache', () => {
     expect(await statusOf(second, key.apiKey)).toBe(401);
   });
 
+  it('refuses a key revoked on another node between two turns, after requests of one turn shared a check', async () => {
+    const key = await issueKey(anyTables(databases[0]), api.tenantId);
+    await cachedOnFirst(key.apiKey);
+    const together = await Promise.all(Array.from({ length: 10 }, () => statusOf(first, key.apiKey)));
+    expect(together.every((status) => status === 200)).toBe(true);
+    await revoke(anyTables(databases[1]), key.keyId);
+    expect(await statusOf(first, key.apiKey)).toBe(401);
+  });
+
   it('takes a key created through another node at once', async () => {
     await cachedOnFirst(api.apiKey as string);
     const key = await issueKey(anyTables(databases[1]), api.tenantId);
@@ -127,7 +136,7 @@ describe('API key cache', () => {
 
 describe('KeyCache', () => {
   const caller = (keyId: string): Caller => ({ tenantId: 'ten_1', keyId, readOnly: false });
-  const unchanged = { version: () => 0 };
+  const unchanged = { version: () => 0, latest: () => 0 };
 
   it('holds at most its capacity, however many keys it is asked for', async () => {
     const cache = new KeyCache(unchanged, { capacity: 100 });
@@ -168,7 +177,7 @@ describe('KeyCache', () => {
 
   it('forgets every key when the keys changed, and keeps no read that a change overtook', async () => {
     let version = 0;
-    const cache = new KeyCache({ version: () => version });
+    const cache = new KeyCache({ version: () => version, latest: () => version });
     await cache.get('a', async () => caller('key_a'));
     await cache.get('b', async () => {
       version++;

@@ -11,7 +11,7 @@ import { png, uploadImage } from '../helpers/images.ts';
 import { getAtHost, type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
 import { QueryCounter } from '../helpers/query-counter.ts';
 import { type RawAnswer, rawGet } from '../helpers/raw-get.ts';
-import { type Client, onPostgres, startServer, type TestServer, testDatabaseUrl } from '../helpers/server.ts';
+import { Client, onPostgres, startServer, type TestServer, testDatabaseUrl } from '../helpers/server.ts';
 
 /**
  * The served-page read model (src/workflows/page-view/served.ts): a view is one read of the page
@@ -249,6 +249,28 @@ describe('changes show on every node’s next request', () => {
     expect((await onBothNodes(published.url)).every((answer) => answer.html.includes('Fresh link'))).toBe(
       true,
     );
+  });
+});
+
+describe('the generation, read once per turn of the event loop', () => {
+  it('is read once by the views of one turn; a change committed on another node before the next shows in it', async () => {
+    const brandId = `brand-${++paths}`;
+    ok(await api.request('PUT', `/v0/brands/${brandId}`, { body: { name: 'Before Comets' } }), 201);
+    const published = await publishPage({ brandId });
+    await onBothNodes(published.url);
+    queries.count = 0;
+    // In the process, so that the ten arrive in one turn.
+    const host = new URL(server.pagesUrl).host;
+    const views = await Promise.all(
+      Array.from({ length: 10 }, () => server.pagesApp.inject({ url: published.url, headers: { host } })),
+    );
+    expect(views.every((answer) => answer.statusCode === 200 && answer.body.includes('Before Comets'))).toBe(
+      true,
+    );
+    expect(queries.count).toBe(1);
+    const onOtherNode = new Client(other.url, api.apiKey, api.tenantId);
+    ok(await onOtherNode.request('PUT', `/v0/brands/${brandId}`, { body: { name: 'After Comets' } }));
+    expect((await view(server, published.url)).html).toContain('After Comets');
   });
 });
 

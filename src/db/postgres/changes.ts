@@ -12,8 +12,10 @@ export function postgresChangeWatch(listeners: PostgresListeners, table: Watched
   const listening = listeners.listen(`tailor_${table}`, () => {
     notices++;
   });
+  const version = () => (listening.listening ? notices : ++notices);
   return {
-    version: () => (listening.listening ? notices : ++notices),
+    version,
+    latest: version,
     close: () => listening.close(),
   };
 }

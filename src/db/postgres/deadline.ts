@@ -27,6 +27,7 @@ class DeadlineClient implements PostgresPoolClient {
   constructor(
     private readonly client: pg.PoolClient,
     private readonly timeoutMs: number,
+    private readonly writes: OwnWrites,
   ) {}
 
   query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
@@ -59,6 +60,7 @@ class DeadlineClient implements PostgresPoolClient {
       return (await Promise.race([answer, deadline])) as PostgresQueryResult<R>;
     } finally {
       clearTimeout(timer);
+      if (!READ.test(sql)) this.writes.count++;
     }
   }
 
@@ -67,10 +69,22 @@ class DeadlineClient implements PostgresPoolClient {
   }
 }
 
-/** `pool` as Kysely uses it, with a deadline of `timeoutMs` on every statement. */
-export function withStatementDeadline(pool: pg.Pool, timeoutMs: number): PostgresPool {
+/**
+ * Statements other than a plain read that this process's connections have had answered (a commit,
+ * or a write that commits on its own, among them): the mark of its own commits that reads shared
+ * by a turn's requests are forgotten at (OpenedDatabase.ownWrites).
+ */
+export interface OwnWrites {
+  count: number;
+}
+
+/** A statement that changes nothing: Kysely's reads, compiled or not, start so. */
+const READ = /^\s*select\b/i;
+
+/** `pool` as Kysely uses it, with a deadline of `timeoutMs` on every statement, counting `writes`. */
+export function withStatementDeadline(pool: pg.Pool, timeoutMs: number, writes: OwnWrites): PostgresPool {
   return {
-    connect: async () => new DeadlineClient(await pool.connect(), timeoutMs),
+    connect: async () => new DeadlineClient(await pool.connect(), timeoutMs, writes),
     end: () => pool.end(),
   };
 }

@@ -76,7 +76,12 @@ export function openPostgres<Tables>(
   // The server's own answer to a statement past statement_timeout comes first when it can: only a
   // statement nobody answers costs its connection.
   const deadlineMs = timeoutMs + SERVER_ANSWER_GRACE_MS;
-  const dialect = new PostgresDialect({ pool: bounded ? withStatementDeadline(pool, deadlineMs) : pool });
+  // Unbounded (migrations, bulk loads: no requests) its own writes are not counted, and nothing
+  // read is shared across requests.
+  const writes = { count: 0 };
+  const dialect = new PostgresDialect({
+    pool: bounded ? withStatementDeadline(pool, deadlineMs, writes) : pool,
+  });
   const db = new Kysely<Tables>({ dialect });
   const listeners = new PostgresListeners(connectionString, timeoutMs);
   return {
@@ -88,6 +93,7 @@ export function openPostgres<Tables>(
     },
     listen: (channel, onNotice) => listeners.listen(channel, onNotice),
     watch: (table) => postgresChangeWatch(listeners, table),
+    ownWrites: () => (bounded ? writes.count : undefined),
     poolUse() {
       const { totalCount, idleCount, waitingCount } = pool;
       return { open: totalCount, idle: idleCount, waiting: waitingCount };

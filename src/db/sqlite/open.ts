@@ -12,7 +12,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import type { Engine, OpenedDatabase } from '../engine.ts';
-import { sqliteChangeWatch } from './changes.ts';
+import { sqliteChangeWatch, sqliteOwnWrites } from './changes.ts';
 import { GroupCommitSqliteDriver } from './driver.ts';
 import { sqliteErrors } from './errors.ts';
 import { sqliteLocks, sqliteNotifier } from './locks.ts';
@@ -96,6 +96,7 @@ export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDa
   const optimize = () => sqlite.pragma('optimize=0x10002');
   optimize();
   const timer = setInterval(optimize, OPTIMIZE_EVERY_MS).unref();
+  const ownWrites = sqliteOwnWrites(sqlite);
   return {
     db,
     engine: sqliteEngine,
@@ -103,7 +104,8 @@ export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDa
       clearInterval(timer);
       return db.destroy();
     },
-    watch: (table) => sqliteChangeWatch(sqlite, table),
+    watch: (table) => sqliteChangeWatch(sqlite, table, ownWrites),
     readAtOnce: (query) => driver.readAtOnce(query),
+    ownWrites,
   };
 }

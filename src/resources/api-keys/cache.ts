@@ -2,7 +2,10 @@ import type { Caller } from '../../http/auth.ts';
 
 /** Whether the keys may have changed anywhere since last asked (db's ChangeWatch). */
 export interface KeyChanges {
+  /** As of this turn of the event loop: asked as a request is received. */
   version(): number;
+  /** As of now: asked after a read, which may end in a later turn. */
+  latest(): number;
 }
 
 export interface KeyCacheOptions {
@@ -78,13 +81,12 @@ export class KeyCache {
     read: () => Promise<Caller | undefined>,
   ): Promise<Caller | undefined> {
     const caller = await read();
-    if (caller && this.current() === version) this.remember(keyHash, { caller, readAt });
+    if (caller && this.current(this.changes.latest()) === version) this.remember(keyHash, { caller, readAt });
     return caller;
   }
 
   /** The version of the keys now; every key is forgotten when it moved. */
-  private current(): number {
-    const version = this.changes.version();
+  private current(version = this.changes.version()): number {
     if (version !== this.seen) {
       this.seen = version;
       this.entries.clear();

@@ -34,9 +34,12 @@ export type AddressAnswer =
 const SHARED_PATH = /^\/p\/([a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?)(\/.*)?$/;
 
 function pathOf(url: string): string {
-  const path = url.split('?')[0] ?? '/';
-  // A trailing slash is forgiven: link paths never end with one (the root "/" aside).
-  return path === '/' ? path : path.replace(/\/+$/, '') || '/';
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  // A trailing slash is forgiven: link paths never end with one (the root "/" aside). Checked
+  // first: a page view's path seldom has one, and this runs on every view.
+  if (!path.endsWith('/') || path === '/') return path;
+  return path.replace(/\/+$/, '') || '/';
 }
 
 function hostnameOf(host: string): string {
@@ -81,10 +84,14 @@ export async function pageAddressOf(
  */
 export function requestedPage(pages: PagesOrigin, host: string, url: string): RequestAnswer {
   const path = pathOf(url);
-  const asked = (page: PageRequest) => ({ page, key: addressKey(page) });
-  if (!pages.isOwnHost(host)) return asked({ kind: 'domain', hostname: hostnameOf(host), path });
+  if (!pages.isOwnHost(host)) return askedFor({ kind: 'domain', hostname: hostnameOf(host), path });
   const answer = sharedAddress(pages, host, url, path);
-  return 'serve' in answer ? asked(answer.serve) : answer;
+  return 'serve' in answer ? askedFor(answer.serve) : answer;
+}
+
+/** A page asked for, with its key. At the top level: a function made per view costs one per view. */
+function askedFor(page: PageRequest): { page: PageRequest; key: string } {
+  return { page, key: addressKey(page) };
 }
 
 /** Where a `/p/…` address asked of the API origin lives on the pages origin; undefined when it names no tenant. */

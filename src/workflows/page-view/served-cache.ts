@@ -15,8 +15,9 @@ const MAX_BYTES = 16 * 1024 * 1024;
 /**
  * The kept rows of the addresses a node serves, as it last read them, per address key and encoding:
  * what a page view reads when its tenant's generation is still the one they were built at, so that
- * a view reads that generation (a row of a few bytes) rather than the page's body. Each view reads
- * the generation, so a change shows on every node's next request as before. Per node (Serving),
+ * a view reads that generation (a row of a few bytes, once per turn of the event loop and tenant:
+ * generationsOf in served.ts) rather than the page's body. A view still sees every change committed
+ * before it was sent, so a change shows on every node's next request as before. Per node (Serving),
  * bounded by count and bytes.
  */
 export class ServedCache {

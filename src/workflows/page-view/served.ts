@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants, gzipSync } from 'node:zlib';
 import type { Database } from '../../db/connection.ts';
+import type { PerTurn } from '../../db/per-turn.ts';
 import type { Arm } from '../../resources/sessions/arm.ts';
 import type { PagesOrigin } from '../../shared/pages-origin.ts';
 import type { Signer } from '../../shared/signing.ts';
@@ -49,6 +50,8 @@ export interface Serving {
   database: Database;
   /** What this node last read of each address it served. */
   kept: ServedCache;
+  /** The tenants' serving generations, read once per turn of the event loop: generationsOf. */
+  generations: PerTurn<string, Promise<number | undefined>>;
   pages: PagesOrigin;
   signer: Signer;
   visits: PageVisits;
@@ -115,15 +118,25 @@ export async function servedPage(
 }
 
 /**
+ * Each tenant's serving generation, read once per turn of the event loop and shared by every view
+ * of the turn (Database.perTurn): one read, or on PostgreSQL one round trip, per tenant and turn
+ * rather than per view. A view still sees every change committed before it was sent, so a change
+ * shows on every node's next request.
+ */
+export function generationsOf(database: Database): PerTurn<string, Promise<number | undefined>> {
+  const db = database.acrossTenants<ServedTables>();
+  return database.perTurn((tenantId: string) => findGeneration(db, tenantId));
+}
+
+/**
  * The rows kept at `key` that are current, both arms' (so that the visitor's arm is chosen from what
  * they hold), their body in the request's encoding: those this node read last while their tenant's
  * generation is still theirs (one read of that generation), else read again (one statement).
  */
 async function currentRows(serving: Serving, key: string, gzip: boolean): Promise<ServedRead[]> {
-  const db = serving.database.acrossTenants<ServedTables>();
   const known = serving.kept.get(key, gzip);
-  if (known && (await findGeneration(db, known.tenantId)) === known.generation) return known.rows;
-  const rows = await findServed(db, key, gzip);
+  if (known && (await serving.generations.get(known.tenantId)) === known.generation) return known.rows;
+  const rows = await findServed(serving.database.acrossTenants<ServedTables>(), key, gzip);
   serving.kept.keep(key, gzip, rows);
   return rows;
 }
