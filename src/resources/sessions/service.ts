@@ -61,7 +61,9 @@ function contribution(session: SessionRow): Totals {
 const NOTHING: Totals = Object.fromEntries(TOTAL_FIELDS.map((field) => [field, 0])) as Totals;
 
 function minus(after: Totals, before: Totals): Totals {
-  return Object.fromEntries(TOTAL_FIELDS.map((field) => [field, after[field] - before[field]])) as Totals;
+  const change = { ...NOTHING };
+  for (const field of TOTAL_FIELDS) change[field] = after[field] - before[field];
+  return change;
 }
 
 /**
