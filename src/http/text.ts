@@ -14,18 +14,33 @@ function pointer(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** The JSON pointer of the first unsafe string or key in `value`, under `root`; undefined when there is none. */
+/** Where a value lies: its key in the place of its parent, the root's place without one. */
+interface Place {
+  parent: Place | undefined;
+  key: string;
+}
+
+function pathOf(place: Place): string {
+  return place.parent ? `${pathOf(place.parent)}/${pointer(place.key)}` : place.key;
+}
+
+/**
+ * The JSON pointer of the first unsafe string or key in `value`, under `root`; undefined when there
+ * is none. The pointer is written only for what is found: every request walks its body, and nearly
+ * every body has nothing to find.
+ */
 export function unsafeTextAt(value: unknown, root: string): string | undefined {
-  const pending: [unknown, string][] = [[value, root]];
+  const pending: [unknown, Place][] = [[value, { parent: undefined, key: root }]];
   for (let next = pending.pop(); next; next = pending.pop()) {
-    const [item, path] = next;
+    const [item, place] = next;
     if (typeof item === 'string') {
-      if (isUnsafe(item)) return path;
+      if (isUnsafe(item)) return pathOf(place);
     } else if (item !== null && typeof item === 'object' && !Buffer.isBuffer(item)) {
-      for (const [key, child] of Object.entries(item)) {
-        const childPath = `${path}/${pointer(key)}`;
-        if (isUnsafe(key)) return childPath;
-        pending.push([child, childPath]);
+      for (const key in item) {
+        if (!Object.hasOwn(item, key)) continue;
+        const child = { parent: place, key };
+        if (isUnsafe(key)) return pathOf(child);
+        pending.push([(item as Record<string, unknown>)[key], child]);
       }
     }
   }

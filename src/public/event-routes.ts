@@ -1,7 +1,7 @@
 import { Problem } from '../http/schemas.ts';
 import type { Api } from '../http/types.ts';
 import { EventBatch, EventsAccepted } from '../resources/sessions/schema.ts';
-import { recordVisit } from '../workflows/visits/service.ts';
+import { recordVisit, type SessionAdmission } from '../workflows/visits/service.ts';
 import { requireToken, type VisitorWrites } from './token.ts';
 
 /** POST /v0/public/events: batches of session events from the tracking script. */
@@ -23,8 +23,6 @@ export async function eventRoutes(app: Api, options: VisitorWrites): Promise<voi
     async (request, reply) => {
       const { token: value, sessionId, events } = request.body;
       const { token, db } = requireToken(options, value);
-      const visitor = { token: value, address: request.ip, sessionId };
-      await options.visitorLimits.eventBatch(visitor, reply);
       const visit = {
         sessionId,
         pageId: token.pageId,
@@ -33,9 +31,13 @@ export async function eventRoutes(app: Api, options: VisitorWrites): Promise<voi
         arm: token.arm,
       };
       const { visitorLimits } = options;
-      const admitSession = visitorLimits.on
-        ? () => visitorLimits.newSession(visitor, token.audienceId, reply)
-        : undefined;
+      let admitSession: SessionAdmission | undefined;
+      // With the limits off, no request pays for its client's address or for a turn of waiting.
+      if (visitorLimits.on) {
+        const visitor = { token: value, address: request.ip, sessionId };
+        await visitorLimits.eventBatch(visitor, reply);
+        admitSession = () => visitorLimits.newSession(visitor, token.audienceId, reply);
+      }
       const accepted = await recordVisit(db, visit, events, Date.now(), admitSession);
       app.metrics.eventsIngested.inc(accepted);
       return { accepted };

@@ -26,15 +26,21 @@ export interface PublicRouteOptions extends PageServing {
   visitorLimits: VisitorLimits;
 }
 
-/** A preflight must say where it comes from and what it will send; otherwise it is not one (400). */
-async function refuseBadPreflight(request: FastifyRequest): Promise<void> {
-  if (request.method !== 'OPTIONS') return;
-  if (!request.headers.origin || !request.headers['access-control-request-method']) {
+/**
+ * A preflight must say where it comes from and what it will send; otherwise it is not one (400).
+ * Written with `done`: a hook that never waits costs no promise on every visitor write.
+ */
+function refuseBadPreflight(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (
+    request.method === 'OPTIONS' &&
+    (!request.headers.origin || !request.headers['access-control-request-method'])
+  ) {
     throw new AppError(
       'validation_failed',
       'A CORS preflight needs the Origin and Access-Control-Request-Method headers',
     );
   }
+  done();
 }
 
 /**
