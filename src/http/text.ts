@@ -14,8 +14,28 @@ function pointer(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * Whether `value` is known safe without a walk: a string, nothing, or an object whose keys and
+ * values are safe strings and no objects (path parameters, most query strings). Checked in place,
+ * with none of the JSON pointers and pending pairs that unsafeTextAt makes for every value.
+ */
+function isFlatAndSafe(value: unknown): boolean {
+  if (typeof value === 'string') return !isUnsafe(value);
+  if (value === null || typeof value !== 'object') return true;
+  if (Buffer.isBuffer(value)) return true;
+  // for…in also sees inherited keys: at worst a value is walked that needed no walk.
+  for (const key in value) {
+    if (isUnsafe(key)) return false;
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === 'string' ? isUnsafe(child) : child !== null && typeof child === 'object')
+      return false;
+  }
+  return true;
+}
+
 /** The JSON pointer of the first unsafe string or key in `value`, under `root`; undefined when there is none. */
 export function unsafeTextAt(value: unknown, root: string): string | undefined {
+  if (isFlatAndSafe(value)) return undefined;
   const pending: [unknown, string][] = [[value, root]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, path] = next;
