@@ -11,9 +11,19 @@ export interface LoggerSetting {
 const json = JSON.stringify;
 const INFO = pino.levels.values.info as number;
 
+/** What JSON escapes in a string (quotes, backslashes, controls) and lone surrogates' halves. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what JSON escapes.
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `text` as a JSON string: as it is between quotes when nothing in it is escaped (most are ids). */
+function quoted(text: string): string {
+  return ESCAPED.test(text) ? json(text) : `"${text}"`;
+}
+
 /** `,"name":value`, or nothing when there is no value (as JSON.stringify leaves undefined out). */
 function field(name: string, value: unknown): string {
-  return value === undefined ? '' : `,"${name}":${json(value)}`;
+  if (value === undefined) return '';
+  return `,"${name}":${typeof value === 'string' ? quoted(value) : json(value)}`;
 }
 
 /**
@@ -23,7 +33,7 @@ function field(name: string, value: unknown): string {
  *
  * The line of an answered request is written here, by hand, straight to the logger's stream: the
  * fields pino would write for it (level, time, pid, hostname, reqId, then Fastify's `req` and `res`
- * serializers' fields, responseTime, tenantId, keyId, msg), in the same order, for about a fifth of
+ * serializers' fields, responseTime, tenantId, keyId, msg), in the same order, for about a quarter of
  * the CPU of pino's serializers and its generic JSON. A request that errored (rare) goes through
  * pino as before, with its `err`.
  */
@@ -65,8 +75,8 @@ export class OneLinePerRequest extends LogController {
   line(request: FastifyRequest, reply: FastifyReply): string {
     const caller = request.caller;
     return (
-      `{"level":${INFO},"time":${Date.now()}${this.base},"reqId":${json(request.id)}` +
-      `,"req":{"method":${json(request.method)},"url":${json(request.url)}` +
+      `{"level":${INFO},"time":${Date.now()}${this.base},"reqId":${quoted(request.id)}` +
+      `,"req":{"method":${quoted(request.method)},"url":${quoted(request.url)}` +
       `${field('version', request.headers['accept-version'])}${field('host', request.host)}` +
       `${field('remoteAddress', request.ip)}${field('remotePort', request.socket?.remotePort)}}` +
       `,"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime}` +

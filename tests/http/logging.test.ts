@@ -110,7 +110,7 @@ describe('the request log line', () => {
           host: '127.0.0.1',
           port,
           path: target,
-          headers: { 'accept-version': '"1\\', 'x-request-id': 'line-4' },
+          headers: { 'accept-version': '"1\t\\', 'x-request-id': 'line-4' },
         },
         (response) => response.resume().on('end', resolve),
       );
@@ -118,7 +118,7 @@ describe('the request log line', () => {
     });
     await expect.poll(() => lines.filter((line) => line.reqId === 'line-4').length).toBe(1);
     const line = lines.find((each) => each.reqId === 'line-4');
-    expect(line?.req).toMatchObject({ url: target, version: '"1\\' });
+    expect(line?.req).toMatchObject({ url: target, version: '"1\t\\' });
     expect(Object.keys(line?.req as object)).toEqual([
       'method',
       'url',
