@@ -6,7 +6,7 @@
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
-import { OneLinePerRequest } from '../src/http/logging.ts';
+import { requestLogging } from '../src/http/logging.ts';
 
 export const LAYERS = ['fastify', 'fastify+log', 'fastify+log+sqlite'] as const;
 export type Layer = (typeof LAYERS)[number];
@@ -50,7 +50,7 @@ function twoReads(dir: string): () => void {
 
 async function serve(layer: Layer, port: number, dir: string): Promise<void> {
   const logged = layer !== 'fastify';
-  const app = Fastify(logged ? { logger: { level: 'info' }, logController: new OneLinePerRequest() } : {});
+  const app = Fastify(logged ? requestLogging({ level: 'info' }) : {});
   const read = layer === 'fastify+log+sqlite' ? twoReads(dir) : () => {};
   app.get('/v0/accounts/:id', (_request, reply) => {
     read();

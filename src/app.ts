@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { DEFAULT_VISITORS_PER_HOUR, DEFAULT_WEBHOOK_TIMEOUT_MS } from './config.ts';
 import type { Database } from './db/connection.ts';
@@ -12,7 +12,7 @@ import { drainOnShutdown } from './http/draining.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
-import { loggerOptions, OneLinePerRequest } from './http/logging.ts';
+import { type LoggerSetting, requestLogging } from './http/logging.ts';
 import { countRequests, type Metrics, registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
 import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
@@ -79,7 +79,7 @@ export interface AppOptions {
    */
   trustProxy?: string[];
   redis?: Redis;
-  logger?: FastifyServerOptions['logger'];
+  logger?: boolean | LoggerSetting;
   /** The bearer token GET /metrics requires; without one it answers loopback clients only. */
   metricsToken?: string;
   /** Checks uploaded images and makes their previews; the API server closes it when it closes. */
@@ -161,8 +161,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
  */
 function baseServer(options: AppOptions) {
   const app = Fastify({
-    logger: loggerOptions(options.logger),
-    logController: new OneLinePerRequest(),
+    ...requestLogging(options.logger),
     bodyLimit: BODY_LIMIT,
     trustProxy: options.trustProxy?.length ? options.trustProxy : false,
     genReqId: (request) => requestIdOf(request.headers['x-request-id']),

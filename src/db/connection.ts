@@ -1,4 +1,5 @@
 import type { Kysely, KyselyPlugin } from 'kysely';
+import { BoundedLru } from '../shared/bounded-lru.ts';
 import type {
   ChangeWatch,
   EngineName,
@@ -45,7 +46,7 @@ export { sqliteFile } from './sqlite/open.ts';
  */
 export class Database {
   /** The handles of the tenants seen lately: one is made per request otherwise (see forTenant). */
-  private readonly tenantHandles = new Map<string, TenantDb<unknown>>();
+  private readonly tenantHandles = new BoundedLru<TenantDb<unknown>>(TENANT_HANDLES);
 
   constructor(private readonly opened: OpenedDatabase<unknown>) {}
 
@@ -81,10 +82,11 @@ export class Database {
   forTenant<Tables = NoTables>(tenantId: string): TenantDb<Tables> {
     // A handle holds nothing but its tenant and the connection (a transaction makes a handle of its
     // own), so one serves every request of its tenant: making it (a Kysely with the tenant's
-    // plugin) was a few microseconds and its garbage per request. At most TENANT_HANDLES are kept.
-    let handle = this.tenantHandles.get(tenantId);
+    // plugin) was a few microseconds and its garbage per request. At most TENANT_HANDLES are kept,
+    // the first made going first: a use does not move a handle (peek), for moving it would cost
+    // more on every request of interleaved tenants than remaking a handle now and then.
+    let handle = this.tenantHandles.peek(tenantId);
     if (!handle) {
-      if (this.tenantHandles.size >= TENANT_HANDLES) this.tenantHandles.clear();
       const { db, engine, readAtOnce } = this.opened;
       handle = TenantDb.scoped(tenantId, db, engine, readAtOnce);
       this.tenantHandles.set(tenantId, handle);

@@ -1,12 +1,51 @@
+import os from 'node:os';
 import { type FastifyReply, type FastifyRequest, type FastifyServerOptions, LogController } from 'fastify';
 import { pino } from 'pino';
+
+/** How the server logs: at `level` (pino's `info` by default), to `stream` (standard output by default). */
+export interface LoggerSetting {
+  level?: string;
+  stream?: pino.DestinationStream;
+}
+
+const json = JSON.stringify;
+const INFO = pino.levels.values.info as number;
+
+/** What JSON escapes in a string (quotes, backslashes, controls) and lone surrogates' halves. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the controls are what JSON escapes.
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+/** `text` as a JSON string: as it is between quotes when nothing in it is escaped (most are ids). */
+function quoted(text: string): string {
+  return ESCAPED.test(text) ? json(text) : `"${text}"`;
+}
+
+/** `,"name":value`, or nothing when there is no value (as JSON.stringify leaves undefined out). */
+function field(name: string, value: unknown): string {
+  if (value === undefined) return '';
+  return `,"${name}":${typeof value === 'string' ? quoted(value) : json(value)}`;
+}
 
 /**
  * One log line per request, when it is answered, holding the request and its outcome: Fastify's
  * own logs a line as a request arrives and another as it is answered, twice the writes for what a
  * reader of the log wants on one line. An authenticated request's line names its tenant and key.
+ *
+ * The line of an answered request is written here, by hand, straight to the logger's stream: the
+ * fields pino would write for it (level, time, pid, hostname, reqId, then Fastify's `req` and `res`
+ * serializers' fields, responseTime, tenantId, keyId, msg), in the same order, for about a quarter of
+ * the CPU of pino's serializers and its generic JSON. A request that errored (rare) goes through
+ * pino as before, with its `err`.
  */
 export class OneLinePerRequest extends LogController {
+  /** `,"pid":…,"hostname":…`: pino's base fields, the same for every line of the process. */
+  private readonly base = `,"pid":${process.pid},"hostname":${json(os.hostname())}`;
+
+  /** `out`: where answered requests' lines go (none when logging is off or above `info`). */
+  constructor(private readonly out: pino.DestinationStream | undefined) {
+    super();
+  }
+
   override incomingRequest(): void {}
 
   override requestCompleted(
@@ -14,16 +53,35 @@ export class OneLinePerRequest extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
+    if (error) {
+      const caller = request.caller;
+      reply.log.error(
+        {
+          req: request,
+          res: reply,
+          responseTime: reply.elapsedTime,
+          tenantId: caller?.tenantId,
+          keyId: caller?.keyId,
+          err: error,
+        },
+        'request errored',
+      );
+    } else {
+      this.out?.write(this.line(request, reply));
+    }
+  }
+
+  /** The `request completed` line of an answered request. */
+  line(request: FastifyRequest, reply: FastifyReply): string {
     const caller = request.caller;
-    const line = {
-      req: request,
-      res: reply,
-      responseTime: reply.elapsedTime,
-      tenantId: caller?.tenantId,
-      keyId: caller?.keyId,
-    };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request completed');
+    return (
+      `{"level":${INFO},"time":${Date.now()}${this.base},"reqId":${quoted(request.id)}` +
+      `,"req":{"method":${quoted(request.method)},"url":${quoted(request.url)}` +
+      `${field('version', request.headers['accept-version'])}${field('host', request.host)}` +
+      `${field('remoteAddress', request.ip)}${field('remotePort', request.socket?.remotePort)}}` +
+      `,"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime}` +
+      `${field('tenantId', caller?.tenantId)}${field('keyId', caller?.keyId)},"msg":"request completed"}\n`
+    );
   }
 }
 
@@ -74,14 +132,20 @@ export function linesPerTurn(fd: number): pino.DestinationStream {
 }
 
 /**
- * The server's logger options: to standard output a turn at a time, unless they name a stream of
- * their own. One stream per process, whatever the servers in it, so that their lines never
- * interleave.
+ * The server's logger options and its request lines: to standard output a turn at a time, unless the
+ * setting names a stream of its own. One stream per process, whatever the servers in it, so that
+ * their lines never interleave.
  */
-export function loggerOptions(logger: FastifyServerOptions['logger']): FastifyServerOptions['logger'] {
-  if (!logger) return false;
-  const options = logger === true ? {} : logger;
-  if ('stream' in options) return options;
-  batchedStdout ??= linesPerTurn(1);
-  return { ...options, stream: batchedStdout };
+export function requestLogging(
+  setting: boolean | LoggerSetting | undefined,
+): Pick<FastifyServerOptions, 'logger' | 'logController'> {
+  if (!setting) return { logger: false, logController: new OneLinePerRequest(undefined) };
+  const { level = 'info', stream } = setting === true ? {} : setting;
+  if (!stream) batchedStdout ??= linesPerTurn(1);
+  const out = stream ?? batchedStdout;
+  const writesInfo = (pino.levels.values[level] ?? Number.POSITIVE_INFINITY) <= INFO;
+  return {
+    logger: { level, stream: out },
+    logController: new OneLinePerRequest(writesInfo ? out : undefined),
+  };
 }

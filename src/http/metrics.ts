@@ -59,6 +59,14 @@ const oldestQueuedJob: DatabaseGauge<'kind'> = {
 /** Route label of requests that matched no route: one value, however many URLs there are. */
 const UNMATCHED_ROUTE = 'unmatched';
 
+type RequestLabels = Record<'method' | 'route' | 'status_class', string>;
+
+/** One kind of answer (method, route, status class): its labels, made once, and its answers not yet counted. */
+interface Answers {
+  labels: RequestLabels;
+  uncounted: number;
+}
+
 /**
  * The service's metrics, in a registry of their own (not prom-client's global one), so that several
  * servers in one process keep separate counts. Database gauges are read when scraped.
@@ -69,10 +77,11 @@ export class Metrics {
   readonly eventsIngested: Counter;
   /** Form submissions accepted by POST /v0/public/forms. */
   readonly formsIngested: Counter;
-  private readonly requests: Counter<'method' | 'route' | 'status_class'>;
   private readonly requestDuration: Histogram<'method' | 'route' | 'status_class'>;
   private readonly databaseUp: Gauge;
   private readonly databaseGauges: { definition: DatabaseGauge; gauge: Gauge }[];
+  /** By route, then method, then status class (1–5): as few as the label sets themselves. */
+  private readonly answers = new Map<string, Map<string, Answers[]>>();
   private rendering: Promise<string> | undefined;
 
   constructor(
@@ -82,11 +91,25 @@ export class Metrics {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     const labelNames = ['method', 'route', 'status_class'] as const;
-    this.requests = new Counter({
+    const { answers } = this;
+    new Counter({
       name: 'tailor_http_requests_total',
       help: 'HTTP requests answered, by method, route pattern and status class',
       labelNames,
       registers,
+      // Counted per request by `observe` and added here when scraped: prom-client's `inc` builds and
+      // checks the labels' key on every call.
+      collect() {
+        for (const byMethod of answers.values()) {
+          for (const byClass of byMethod.values()) {
+            for (const kind of byClass) {
+              if (!kind?.uncounted) continue;
+              this.inc(kind.labels, kind.uncounted);
+              kind.uncounted = 0;
+            }
+          }
+        }
+      },
     });
     this.requestDuration = new Histogram({
       name: 'tailor_http_request_duration_seconds',
@@ -148,13 +171,33 @@ export class Metrics {
 
   /** Counts an answered request under its route's pattern, never its URL, so label values stay few. */
   observe(request: FastifyRequest, reply: FastifyReply): void {
-    const labels = {
-      method: request.method,
-      route: request.routeOptions.url ?? UNMATCHED_ROUTE,
-      status_class: `${Math.floor(reply.statusCode / 100)}xx`,
-    };
-    this.requests.inc(labels);
-    this.requestDuration.observe(labels, reply.elapsedTime / 1000);
+    const kind = this.answersOf(
+      request.method,
+      request.routeOptions.url ?? UNMATCHED_ROUTE,
+      reply.statusCode,
+    );
+    kind.uncounted += 1;
+    this.requestDuration.observe(kind.labels, reply.elapsedTime / 1000);
+  }
+
+  private answersOf(method: string, route: string, statusCode: number): Answers {
+    let byMethod = this.answers.get(route);
+    if (!byMethod) {
+      byMethod = new Map();
+      this.answers.set(route, byMethod);
+    }
+    let byClass = byMethod.get(method);
+    if (!byClass) {
+      byClass = [];
+      byMethod.set(method, byClass);
+    }
+    const statusClass = Math.floor(statusCode / 100);
+    let kind = byClass[statusClass];
+    if (!kind) {
+      kind = { labels: { method, route, status_class: `${statusClass}xx` }, uncounted: 0 };
+      byClass[statusClass] = kind;
+    }
+    return kind;
   }
 
   /** The metrics in the Prometheus text format; scrapes at the same time share one reading. */

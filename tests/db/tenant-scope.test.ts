@@ -112,3 +112,16 @@ describe('tenant scoping', () => {
     expect(rows).toEqual([{ fingerprint: 'mine' }, { fingerprint: 'theirs' }]);
   });
 });
+
+describe('the tenant handles a Database keeps', () => {
+  it('serves a tenant one handle, keeping at most 1,024, the first made going first', async () => {
+    const first = database.forTenant('tenant_kept_0');
+    expect(database.forTenant('tenant_kept_0')).toBe(first);
+    for (let i = 1; i < 1024; i++) database.forTenant(`tenant_kept_${i}`);
+    const second = database.forTenant('tenant_kept_1');
+    expect(database.forTenant('tenant_kept_0')).toBe(first);
+    database.forTenant('tenant_kept_1024');
+    expect(database.forTenant('tenant_kept_0')).not.toBe(first);
+    expect(database.forTenant('tenant_kept_1')).not.toBe(second);
+  });
+});

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -75,6 +76,57 @@ describe('the request log line', () => {
       keyId: tenant.keyId,
     });
     expect(logged[0]?.responseTime).toBeTypeOf('number');
+  });
+
+  it('has the fields pino wrote, in its order', async () => {
+    const { logged } = await linesOf('line-3', { 'x-api-key': tenant.apiKey }, '/v0/persons?limit=1');
+    const line = logged[0] as Record<string, unknown>;
+    expect(Object.keys(line)).toEqual([
+      'level',
+      'time',
+      'pid',
+      'hostname',
+      'reqId',
+      'req',
+      'res',
+      'responseTime',
+      'tenantId',
+      'keyId',
+      'msg',
+    ]);
+    expect(line).toMatchObject({ pid: process.pid, hostname: os.hostname() });
+    expect(line.time).toBeTypeOf('number');
+    expect(Math.abs((line.time as number) - Date.now())).toBeLessThan(60_000);
+    expect(Object.keys(line.req as object)).toEqual(['method', 'url', 'host', 'remoteAddress', 'remotePort']);
+    expect(line.req).toMatchObject({ host: new URL(url).host, remotePort: expect.any(Number) });
+  });
+
+  it('is JSON whatever the client sent in its URL and headers', async () => {
+    const target = '/v0/persons?q="\\"';
+    const { port } = new URL(url);
+    await new Promise<void>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          path: target,
+          headers: { 'accept-version': '"1\t\\', 'x-request-id': 'line-4' },
+        },
+        (response) => response.resume().on('end', resolve),
+      );
+      request.on('error', reject).end();
+    });
+    await expect.poll(() => lines.filter((line) => line.reqId === 'line-4').length).toBe(1);
+    const line = lines.find((each) => each.reqId === 'line-4');
+    expect(line?.req).toMatchObject({ url: target, version: '"1\t\\' });
+    expect(Object.keys(line?.req as object)).toEqual([
+      'method',
+      'url',
+      'version',
+      'host',
+      'remoteAddress',
+      'remotePort',
+    ]);
   });
 
   it('names no tenant or key where none was given', async () => {

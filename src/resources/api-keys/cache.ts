@@ -1,4 +1,5 @@
 import type { Caller } from '../../http/auth.ts';
+import { BoundedLru } from '../../shared/bounded-lru.ts';
 
 /** Whether the keys may have changed anywhere since last asked (db's ChangeWatch). */
 export interface KeyChanges {
@@ -36,9 +37,9 @@ interface Entry {
  * only an answer read while nothing changed is remembered.
  */
 export class KeyCache {
-  private readonly entries = new Map<string, Entry>();
+  /** Bounded by count alone: its entries are all of one small size. */
+  private readonly entries: BoundedLru<Entry>;
   private seen: number | undefined;
-  private readonly capacity: number;
   private readonly maxAgeMs: number;
   private readonly now: () => number;
 
@@ -46,14 +47,14 @@ export class KeyCache {
     private readonly changes: KeyChanges,
     options: KeyCacheOptions = {},
   ) {
-    this.capacity = options.capacity ?? DEFAULT_CAPACITY;
+    this.entries = new BoundedLru(options.capacity ?? DEFAULT_CAPACITY);
     this.maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
     this.now = options.now ?? Date.now;
   }
 
   /** Keys held now. */
   get size(): number {
-    return this.entries.size;
+    return this.entries.size.count;
   }
 
   /**
@@ -64,12 +65,7 @@ export class KeyCache {
     const version = this.current();
     const entry = this.entries.get(keyHash);
     const readAt = this.now();
-    if (entry && readAt - entry.readAt < this.maxAgeMs) {
-      // Last used goes last: the Map's order is the order of use.
-      this.entries.delete(keyHash);
-      this.entries.set(keyHash, entry);
-      return entry.caller;
-    }
+    if (entry && readAt - entry.readAt < this.maxAgeMs) return entry.caller;
     this.entries.delete(keyHash);
     return this.readAndKeep(keyHash, version, readAt, read);
   }
@@ -81,7 +77,8 @@ export class KeyCache {
     read: () => Promise<Caller | undefined>,
   ): Promise<Caller | undefined> {
     const caller = await read();
-    if (caller && this.current(this.changes.latest()) === version) this.remember(keyHash, { caller, readAt });
+    if (caller && this.current(this.changes.latest()) === version)
+      this.entries.set(keyHash, { caller, readAt });
     return caller;
   }
 
@@ -92,13 +89,5 @@ export class KeyCache {
       this.entries.clear();
     }
     return version;
-  }
-
-  private remember(keyHash: string, entry: Entry): void {
-    this.entries.delete(keyHash);
-    if (this.entries.size >= this.capacity) {
-      this.entries.delete(this.entries.keys().next().value as string);
-    }
-    this.entries.set(keyHash, entry);
   }
 }

@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Caller } from '../../http/auth.ts';
 import { AppError, notFound } from '../../shared/errors.ts';
@@ -29,8 +29,12 @@ export interface KeySummary {
   revokedAt: string | null;
 }
 
+/**
+ * The key's SHA-256, by which it is stored and kept: in one call (Node 20.12), a third of the CPU of
+ * a Hash object's create, update and digest, and every authenticated request hashes its key.
+ */
 function hashKey(apiKey: string): string {
-  return createHash('sha256').update(apiKey).digest('hex');
+  return hash('sha256', apiKey, 'hex');
 }
 
 function generateKey(): string {
