@@ -155,6 +155,13 @@ export interface ChangeWatch {
   version(): number;
   /** The same number as of now, read afresh: for a check made after a wait, in a later turn maybe. */
   latest(): number;
+  /**
+   * Where the number can lag behind commits (PostgreSQL: a notice reaches the listening connection
+   * after the commit it tells of), resolves once it counts every change committed before the call,
+   * one wait shared by the requests of a turn; absent where `version` is current when asked
+   * (SQLite reads its counter).
+   */
+  caughtUp?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -109,6 +109,37 @@ describe('API key cache', () => {
     expect(await statusOf(first, key.apiKey)).toBe(200);
   });
 
+  it('refuses each of many keys revoked through another node on the very next request', async () => {
+    for (let i = 0; i < 10; i++) {
+      const key = await issueKey(anyTables(databases[0]), api.tenantId);
+      await cachedOnFirst(key.apiKey);
+      await revoke(anyTables(databases[1]), key.keyId);
+      expect(await statusOf(first, key.apiKey)).toBe(401);
+    }
+  });
+
+  it.runIf(onPostgres)('counts every notice committed before its catching up began', async () => {
+    const watch = databases[0].watchChanges('api_keys');
+    try {
+      // Listening once the number holds still between two calls.
+      await expect.poll(() => watch.version() === watch.version()).toBe(true);
+      const admin = new pg.Client({ connectionString: await testDatabaseUrl() });
+      await admin.connect();
+      try {
+        for (let i = 0; i < 20; i++) {
+          const before = watch.version();
+          await admin.query("SELECT pg_notify('tailor_api_keys', '')");
+          await watch.caughtUp?.();
+          expect(watch.latest()).toBeGreaterThan(before);
+        }
+      } finally {
+        await admin.end();
+      }
+    } finally {
+      await watch.close();
+    }
+  });
+
   it.runIf(onPostgres)('forgets every key when its LISTEN connection drops', async () => {
     const key = await issueKey(anyTables(databases[0]), api.tenantId);
     await cachedOnFirst(key.apiKey);
@@ -193,5 +224,22 @@ describe('KeyCache', () => {
       return caller('key_a');
     });
     expect(reads).toBe(1);
+  });
+
+  it('takes nothing from memory before the changes have caught up with what was committed', async () => {
+    // A notice that reaches the count only during the catching up, as PostgreSQL's may.
+    let version = 0;
+    let noticePending = false;
+    const cache = new KeyCache({
+      version: () => version,
+      latest: () => version,
+      caughtUp: async () => {
+        if (noticePending) version++;
+        noticePending = false;
+      },
+    });
+    await cache.get('a', async () => caller('key_a'));
+    noticePending = true;
+    expect(await cache.get('a', async () => undefined)).toBeUndefined();
   });
 });

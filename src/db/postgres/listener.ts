@@ -8,6 +8,13 @@ const RETRY_LONGEST_MS = 5_000;
 export interface PostgresListening extends Listening {
   /** True from LISTEN's answer until the connection drops: no notice can have been missed meanwhile. */
   readonly listening: boolean;
+  /**
+   * Resolves once every notice committed before the call has reached the listener: a round trip
+   * on the listening connection, since PostgreSQL sends a session the notices pending for it before
+   * it answers the session's statement. At once while not listening (nothing is trusted then); a
+   * round trip that fails drops the connection, as the heartbeat's does.
+   */
+  caughtUp(): Promise<void>;
 }
 
 /**
@@ -95,6 +102,16 @@ export class PostgresListeners {
     const handle: PostgresListening = {
       get listening() {
         return listening;
+      },
+      caughtUp: async () => {
+        const current = client;
+        if (!listening || !current) return;
+        try {
+          // LISTEN again, as the heartbeat does: any statement would do.
+          await current.query(statement);
+        } catch {
+          dropped(current);
+        }
       },
       close: async () => {
         closed = true;

@@ -84,6 +84,7 @@ export function openPostgres<Tables>(
   });
   const db = new Kysely<Tables>({ dialect });
   const listeners = new PostgresListeners(connectionString, timeoutMs);
+  const ownWrites = () => (bounded ? writes.count : undefined);
   return {
     db,
     engine: postgresEngine,
@@ -92,8 +93,8 @@ export function openPostgres<Tables>(
       await db.destroy();
     },
     listen: (channel, onNotice) => listeners.listen(channel, onNotice),
-    watch: (table) => postgresChangeWatch(listeners, table),
-    ownWrites: () => (bounded ? writes.count : undefined),
+    watch: (table) => postgresChangeWatch(listeners, table, ownWrites),
+    ownWrites,
     poolUse() {
       const { totalCount, idleCount, waitingCount } = pool;
       return { open: totalCount, idle: idleCount, waiting: waitingCount };

@@ -7,6 +7,8 @@ export interface KeyChanges {
   version(): number;
   /** As of now: asked after a read, which may end in a later turn. */
   latest(): number;
+  /** Where `version` can lag behind a commit (PostgreSQL's notices), resolves once it does not. */
+  caughtUp?(): Promise<void>;
 }
 
 export interface KeyCacheOptions {
@@ -59,9 +61,19 @@ export class KeyCache {
 
   /**
    * The caller of the key whose hash is `keyHash`: at once from memory (no promise to wait for),
-   * or else from `read`.
+   * or else from `read`; where the changes can lag behind a commit, once they have caught up, so
+   * that a key revoked before the request was sent is never taken from memory.
    */
   get(keyHash: string, read: () => Promise<Caller | undefined>): Caller | Promise<Caller | undefined> {
+    const caughtUp = this.changes.caughtUp?.();
+    if (caughtUp) return caughtUp.then(() => this.fromMemoryOrRead(keyHash, read));
+    return this.fromMemoryOrRead(keyHash, read);
+  }
+
+  private fromMemoryOrRead(
+    keyHash: string,
+    read: () => Promise<Caller | undefined>,
+  ): Caller | Promise<Caller | undefined> {
     const version = this.current();
     const entry = this.entries.get(keyHash);
     const readAt = this.now();
