@@ -122,7 +122,12 @@ describe('API key cache', () => {
     const watch = databases[0].watchChanges('api_keys');
     try {
       // Listening once the number holds still between two calls.
-      await expect.poll(() => watch.version() === watch.version()).toBe(true);
+      await expect
+        .poll(() => {
+          const first = watch.version();
+          return watch.version() - first;
+        })
+        .toBe(0);
       const admin = new pg.Client({ connectionString: await testDatabaseUrl() });
       await admin.connect();
       try {
