@@ -354,9 +354,10 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
     // A person's pages are their audiences, read by person.
     await goTo(page, `/persons/${ada.personId}`);
     await settle(page);
-    expect(await cell(row(page, 'Pages made for this person', 'Oldest page'), 'Live page')).toMatch(
-      /^Open live page of Ada Park/,
-    );
+    // The live link is read after its row is shown, with no busy mark of its own: wait for it.
+    await expect
+      .poll(() => cell(row(page, 'Pages made for this person', 'Oldest page'), 'Live page'))
+      .toMatch(/^Open live page of Ada Park/);
     await page.getByText('Showing 1', { exact: true }).waitFor();
     expect(await page.getByRole('button', { name: 'Show older ones' }).count()).toBe(0);
     expect(cspViolations).toEqual([]);
