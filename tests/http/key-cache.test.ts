@@ -145,6 +145,47 @@ describe('API key cache', () => {
     }
   });
 
+  it.runIf(onPostgres)(
+    'catches up one round trip at a time, each call answered after a notice sent before it',
+    async () => {
+      const watch = databases[0].watchChanges('api_keys');
+      // pg 8 queues a query sent while another is under way on its connection, and pg 9 refuses it.
+      const underWay = new Map<pg.Client, number>();
+      let mostAtOnce = 0;
+      const query = pg.Client.prototype.query;
+      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+        const answer = (query as (...a: unknown[]) => unknown).apply(this, args);
+        if (!(answer instanceof Promise)) return answer;
+        underWay.set(this, (underWay.get(this) ?? 0) + 1);
+        mostAtOnce = Math.max(mostAtOnce, underWay.get(this) ?? 0);
+        const done = () => underWay.set(this, (underWay.get(this) ?? 1) - 1);
+        answer.then(done, done);
+        return answer;
+      } as typeof query;
+      try {
+        await expect.poll(() => watch.version() - watch.version()).toBe(0);
+        const admin = new pg.Client({ connectionString: await testDatabaseUrl() });
+        await admin.connect();
+        try {
+          const before = watch.version();
+          await admin.query("SELECT pg_notify('tailor_api_keys', '')");
+          mostAtOnce = 0;
+          // Made at once: each call is made while the previous round trips are still under way.
+          const calls = Array.from({ length: 10 }, () =>
+            watch.caughtUp?.().then(() => watch.latest() > before),
+          );
+          expect(await Promise.all(calls)).toEqual(Array(10).fill(true));
+          expect(mostAtOnce).toBe(1);
+        } finally {
+          await admin.end();
+        }
+      } finally {
+        pg.Client.prototype.query = query;
+        await watch.close();
+      }
+    },
+  );
+
   it.runIf(onPostgres)('forgets every key when its LISTEN connection drops', async () => {
     const key = await issueKey(anyTables(databases[0]), api.tenantId);
     await cachedOnFirst(key.apiKey);

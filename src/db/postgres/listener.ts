@@ -4,6 +4,35 @@ import type { Listening } from '../engine.ts';
 const RETRY_FIRST_MS = 250;
 const RETRY_LONGEST_MS = 5_000;
 
+/**
+ * Round trips on one connection, one at a time: pg queues a query sent while another is under way
+ * but warns that it will refuse it (pg 9). A call while one is under way shares the next, sent once
+ * that one is answered, so it still goes out after the call.
+ */
+function oneAtATime(send: () => Promise<unknown>): () => Promise<void> {
+  let underWay: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const start = (): Promise<void> => {
+    const trip = send().then(() => {});
+    underWay = trip;
+    const done = () => {
+      if (underWay === trip) underWay = undefined;
+    };
+    trip.then(done, done);
+    return trip;
+  };
+  return () => {
+    if (!underWay) return start();
+    next ??= underWay
+      .catch(() => {})
+      .then(() => {
+        next = undefined;
+        return start();
+      });
+    return next;
+  };
+}
+
 /** A listener that tells whether its connection listens now. */
 export interface PostgresListening extends Listening {
   /** True from LISTEN's answer until the connection drops: no notice can have been missed meanwhile. */
@@ -48,6 +77,8 @@ export class PostgresListeners {
     let retryMs = RETRY_FIRST_MS;
     let closed = false;
     let listening = false;
+    // LISTEN again on the listening connection, one round trip at a time (caughtUp and the heartbeat).
+    let relisten: () => Promise<void> = async () => {};
 
     const dropped = (which: pg.Client) => {
       if (client !== which) return;
@@ -62,15 +93,15 @@ export class PostgresListeners {
 
     // The heartbeat listens again: a no-op on a channel the session listens to already, which
     // leaves it showing as a listener (pg_stat_activity.query) to whoever looks.
-    const beat = (listening: pg.Client) => {
+    const beat = (listening: pg.Client, relisten: () => Promise<void>) => {
       heartbeat = setTimeout(async () => {
         try {
-          await listening.query(statement);
+          await relisten();
         } catch {
           dropped(listening);
           return;
         }
-        if (client === listening) beat(listening);
+        if (client === listening) beat(listening, relisten);
       }, this.timeoutMs);
     };
 
@@ -95,7 +126,8 @@ export class PostgresListeners {
       if (client !== connecting) return;
       listening = true;
       retryMs = RETRY_FIRST_MS;
-      beat(connecting);
+      relisten = oneAtATime(() => connecting.query(statement));
+      beat(connecting, relisten);
       onNotice();
     };
 
@@ -108,7 +140,7 @@ export class PostgresListeners {
         if (!listening || !current) return;
         try {
           // LISTEN again, as the heartbeat does: any statement would do.
-          await current.query(statement);
+          await relisten();
         } catch {
           dropped(current);
         }
