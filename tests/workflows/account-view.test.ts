@@ -156,7 +156,10 @@ describe('what the next request sees, while others read the same account', () =>
       expect((await view(accountId)).latestActivityAt).toBeNull();
       const stop = [keepReading(server, accountId), keepReading(other, accountId)];
       try {
-        const note = ok(await writer().post(`/v0/persons/${person.personId}/logs`, { text: 'Called' }), 201).body;
+        const note = ok(
+          await writer().post(`/v0/persons/${person.personId}/logs`, { text: 'Called' }),
+          201,
+        ).body;
         for (const client of [api, onOther]) {
           expect((await view(accountId, client)).latestActivityAt).toBe(note.createdAt);
         }
