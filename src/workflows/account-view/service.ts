@@ -23,7 +23,9 @@ async function findAccountView(db: TenantDb, id: string): Promise<Account | unde
  * (db/per-turn.ts NextReads): the requests that ask for one account of one tenant before its read
  * begins share it, so a read per account and turn rather than per request, and each request still
  * sees every change committed before it was sent. The views of at most 1,024 accounts are shared in
- * a turn; past them each request reads its own.
+ * a turn; past them each request reads its own. The requests that share a read get one object,
+ * which none of them changes, and read through the tenant's own handle (a GET's): a transaction's
+ * handle would share what it has not committed.
  */
 export class AccountViews {
   private readonly reads = new NextReads<string, Account | undefined>();
