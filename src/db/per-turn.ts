@@ -61,3 +61,57 @@ export class PerTurn<K, V> {
     });
   }
 }
+
+/** A read asked for and not yet begun, and how to settle what its askers wait for. */
+interface Asked<V> {
+  read: () => Promise<V>;
+  answer: Promise<V>;
+  settle: (answer: Promise<V>) => void;
+}
+
+/**
+ * Reads shared by the requests that ask for the same key before the read begins: the first to ask
+ * in a turn of the event loop names the read, every request that asks for that key until the turn's
+ * poll callbacks are done takes its answer, and the read begins then (an immediate), once for all
+ * of them. A request asking later waits for the next turn's read.
+ *
+ * Why every request sees every change committed before it was sent: the read begins after each
+ * request it answers asked for it, hence after each was received. Unlike PerTurn this holds
+ * wherever a request asks from, after any wait (a handler behind a hook that read the database,
+ * which on SQLite may end in an immediate, after a group commit), and needs no mark of this
+ * process's own writes: a write answered before a request was sent committed before that request
+ * was received. What it costs: each asker waits for the end of the turn's poll callbacks.
+ */
+export class NextReads<K, V> {
+  private asked = new Map<K, Asked<V>>();
+
+  /** @param bound most keys asked for in one turn; a key past it is read by each request. */
+  constructor(private readonly bound = 1024) {}
+
+  /** The answer of the read of `key` that begins next, which is `read`, the first asker's. */
+  get(key: K, read: () => Promise<V>): Promise<V> {
+    const waiting = this.asked.get(key);
+    if (waiting) return waiting.answer;
+    if (this.asked.size >= this.bound) return read();
+    if (this.asked.size === 0) setImmediate(this.readAsked);
+    let settle: Asked<V>['settle'] = () => {};
+    const answer = new Promise<V>((resolve) => {
+      settle = resolve;
+    });
+    this.asked.set(key, { read, answer, settle });
+    return answer;
+  }
+
+  /** Begins the reads asked for: a request that asks from here on waits for the next ones. */
+  private readonly readAsked = (): void => {
+    const asked = this.asked;
+    this.asked = new Map();
+    for (const { read, settle } of asked.values()) {
+      try {
+        settle(read());
+      } catch (error) {
+        settle(Promise.reject(error));
+      }
+    }
+  };
+}

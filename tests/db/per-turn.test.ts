@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, sqliteFile } from '../../src/db/connection.ts';
+import { NextReads } from '../../src/db/per-turn.ts';
 import { issueKey, revoke } from '../../src/resources/api-keys/service.ts';
 import type { ServedTables } from '../../src/workflows/page-view/served-store.ts';
 import { anyTables } from '../helpers/any-tables.ts';
@@ -128,5 +129,61 @@ describe('the API keys’ change check', () => {
     } finally {
       await watch.close();
     }
+  });
+});
+
+describe('reads shared by the requests that ask before they begin (NextReads)', () => {
+  /** Reads that count themselves and answer which read they were. */
+  function counted(bound?: number) {
+    const reads = new NextReads<string, string>(bound);
+    const begun: string[] = [];
+    const read = (key: string) => async () => {
+      begun.push(key);
+      return `${key} #${begun.length}`;
+    };
+    return { get: (key: string) => reads.get(key, read(key)), begun };
+  }
+
+  it('reads once for a turn’s askers of a key, after the turn’s askers, and again in the next turn', async () => {
+    const { get, begun } = counted();
+    const answers = [get('a'), get('a'), get('b'), get('a')];
+    // Nothing is read while the turn's requests may still ask.
+    expect(begun).toEqual([]);
+    expect(await Promise.all(answers)).toEqual(['a #1', 'a #1', 'b #2', 'a #1']);
+    expect(await get('a')).toBe('a #3');
+  });
+
+  it('does not share a read that has begun with a request that asks after it began', async () => {
+    const reads = new NextReads<string, number>();
+    let begun = 0;
+    let askedDuringTheRead: Promise<number> | undefined;
+    const read = async () => {
+      const number = ++begun;
+      if (number === 1) askedDuringTheRead = reads.get('a', read);
+      return number;
+    };
+    expect(await reads.get('a', read)).toBe(1);
+    expect(await askedDuringTheRead).toBe(2);
+  });
+
+  it('gives every asker a failed read’s error, and reads again for the next', async () => {
+    const reads = new NextReads<string, string>();
+    let fail = true;
+    const read = async () => {
+      if (fail) throw new Error('away');
+      return 'back';
+    };
+    const answers = [reads.get('a', read), reads.get('a', read)];
+    for (const answer of answers) await expect(answer).rejects.toThrow('away');
+    fail = false;
+    expect(await reads.get('a', read)).toBe('back');
+  });
+
+  it('shares the reads of at most `bound` keys in a turn; a key past them is read by each asker', async () => {
+    const { get, begun } = counted(2);
+    const answers = [get('a'), get('b'), get('c'), get('c'), get('a')];
+    // The keys past the bound are read at once, each time they are asked for.
+    expect(begun).toEqual(['c', 'c']);
+    expect(await Promise.all(answers)).toEqual(['a #3', 'b #4', 'c #1', 'c #2', 'a #3']);
   });
 });

@@ -37,8 +37,14 @@ function newAccountRow(domain: string, name: string | null): NewAccountRow {
   return { id: newId('account'), domain, name, created_at: now, updated_at: now };
 }
 
+/** The account's fields, or undefined when the tenant has no such account. */
+export async function findAccountFields(db: TenantDb, id: string): Promise<AccountFields | undefined> {
+  const row = await findAccount(db, id);
+  return row && present(row);
+}
+
 export async function getAccountFields(db: TenantDb, id: string): Promise<AccountFields> {
-  return present(found(await findAccount(db, id), `Account ${id}`));
+  return found(await findAccountFields(db, id), `Account ${id}`);
 }
 
 /** The accounts of these ids that exist, by id. */

@@ -1,12 +1,13 @@
 import type { Api } from '../../http/types.ts';
 import { AccountCreate, AccountParams, AccountRename } from '../../resources/accounts/schema.ts';
 import { Account } from './schema.ts';
-import { createAccount, getAccount, renameAccount } from './service.ts';
+import { AccountViews, createAccount, renameAccount } from './service.ts';
 
 const tags = ['Accounts'];
 
 /** The account endpoints that show an account with its linked persons. */
 export async function accountViewRoutes(api: Api): Promise<void> {
+  const views = new AccountViews();
   api.post(
     '/v0/accounts',
     {
@@ -38,7 +39,7 @@ export async function accountViewRoutes(api: Api): Promise<void> {
         response: { 200: Account },
       },
     },
-    (request) => getAccount(request.tenantDb, request.params.account_id),
+    (request) => views.get(request.tenantDb, request.params.account_id),
   );
 
   api.patch(
