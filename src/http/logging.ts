@@ -20,6 +20,14 @@ function quoted(text: string): string {
   return ESCAPED.test(text) ? json(text) : `"${text}"`;
 }
 
+/**
+ * `text` between quotes as it is: for what can hold nothing JSON escapes (a request id, which is a
+ * UUID or matched `[\w.:-]`, an HTTP method token, the ids of tenants and keys), without the test.
+ */
+function plain(text: string): string {
+  return `"${text}"`;
+}
+
 /** `,"name":value`, or nothing when there is no value (as JSON.stringify leaves undefined out). */
 function field(name: string, value: unknown): string {
   if (value === undefined) return '';
@@ -75,12 +83,13 @@ export class OneLinePerRequest extends LogController {
   line(request: FastifyRequest, reply: FastifyReply): string {
     const caller = request.caller;
     return (
-      `{"level":${INFO},"time":${Date.now()}${this.base},"reqId":${quoted(request.id)}` +
-      `,"req":{"method":${quoted(request.method)},"url":${quoted(request.url)}` +
+      `{"level":${INFO},"time":${Date.now()}${this.base},"reqId":${plain(request.id)}` +
+      `,"req":{"method":${plain(request.method)},"url":${quoted(request.url)}` +
       `${field('version', request.headers['accept-version'])}${field('host', request.host)}` +
       `${field('remoteAddress', request.ip)}${field('remotePort', request.socket?.remotePort)}}` +
       `,"res":{"statusCode":${reply.statusCode}},"responseTime":${reply.elapsedTime}` +
-      `${field('tenantId', caller?.tenantId)}${field('keyId', caller?.keyId)},"msg":"request completed"}\n`
+      `${caller ? `,"tenantId":${plain(caller.tenantId)},"keyId":${plain(caller.keyId)}` : ''}` +
+      ',"msg":"request completed"}\n'
     );
   }
 }
