@@ -6,9 +6,9 @@ import { DEFAULT_VISITORS_PER_HOUR, DEFAULT_WEBHOOK_TIMEOUT_MS } from './config.
 import type { Database } from './db/connection.ts';
 import { requireApiKey } from './http/auth.ts';
 import { acceptJsonBodies } from './http/bodies.ts';
-import { clientLimits, refuseLongUrls } from './http/client-errors.ts';
+import { clientLimits, refuseLongUrl } from './http/client-errors.ts';
 import { consoleRoutes, rootRedirect } from './http/console.ts';
-import { drainOnShutdown } from './http/draining.ts';
+import { drainOnShutdown, refuseWhileDraining } from './http/draining.ts';
 import { registerErrorHandling } from './http/errors.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
@@ -24,7 +24,7 @@ import { createVisitorLimits, type VisitorLimits } from './public/limits.ts';
 import { publicRoutes } from './public/routes.ts';
 import { accountRoutes } from './resources/accounts/routes.ts';
 import { KeyCache } from './resources/api-keys/cache.ts';
-import { authenticate } from './resources/api-keys/service.ts';
+import { keyAuthenticator } from './resources/api-keys/service.ts';
 import { assetRoutes } from './resources/assets/routes.ts';
 import { brandRoutes } from './resources/brands/routes.ts';
 import {
@@ -107,7 +107,7 @@ async function apiScope(api: Api, options: AppOptions): Promise<void> {
   const keys = new KeyCache(keyChanges);
   requireApiKey(api, {
     database: options.database,
-    authenticate: (apiKey) => authenticate(options.database.acrossTenants(), keys, apiKey),
+    authenticate: keyAuthenticator(options.database.acrossTenants(), keys),
     failures,
   });
   const rateLimit = createRateLimit({
@@ -175,13 +175,16 @@ function baseServer(options: AppOptions) {
   acceptJsonBodies(app, BODY_LIMIT);
   refuseUnsafeText(app);
   registerErrorHandling(app, (error) => options.database.isUnavailable(error));
-  // Hooks that never wait are written with `done`, not async: a promise and its turns per request saved.
+  drainOnShutdown(app);
+  // One hook for what every request of either listener is checked for as it arrives (each hook is a
+  // turn of Fastify's hook runner per request), written with `done`, not async: no promise per request.
+  // The request id is set first, so that every refusal carries it.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    refuseWhileDraining(app);
+    refuseLongUrl(request);
     done();
   });
-  drainOnShutdown(app);
-  refuseLongUrls(app);
   return app;
 }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import { AppError, invalidField } from '../shared/errors.ts';
 
 /**
@@ -56,13 +56,24 @@ function jsonParser(app: FastifyInstance) {
 
 const WITH_BODIES = new Set(['POST', 'PATCH', 'PUT']);
 
-/** JSON bodies, at most `limit` bytes; an empty body counts as none, so that actions accept `{}` or nothing. */
+const noBodyIsEmpty: preValidationHookHandler = (request, _reply, done) => {
+  if (request.body === undefined && WITH_BODIES.has(request.method)) request.body = {};
+  done();
+};
+
+/**
+ * JSON bodies, at most `limit` bytes; an empty body counts as none, so that actions accept `{}` or
+ * nothing. That hook is given to the routes of methods with a body alone (when they are
+ * registered), so a GET runs no hook for it. Call before routes are registered.
+ */
 export function acceptJsonBodies(app: FastifyInstance, limit: number): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: limit }, jsonParser(app));
-  app.addHook('preValidation', (request, _reply, done) => {
-    if (request.body === undefined && WITH_BODIES.has(request.method)) request.body = {};
-    done();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.some((method) => WITH_BODIES.has(method))) return;
+    const own = route.preValidation;
+    route.preValidation = [noBodyIsEmpty, ...(own === undefined ? [] : Array.isArray(own) ? own : [own])];
   });
 }
 

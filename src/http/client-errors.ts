@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ServerOptions, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { AppError } from '../shared/errors.ts';
 import { problemOf, sendProblem } from './errors.ts';
 
@@ -85,10 +85,7 @@ export function clientLimits(): Partial<FastifyServerOptions> & { http: ServerOp
   };
 }
 
-/** Refuses request targets over MAX_URL_LENGTH (those Node's header limit has not already refused). */
-export function refuseLongUrls(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    if (request.url.length > MAX_URL_LENGTH) throw urlTooLong();
-    done();
-  });
+/** Refuses a request target over MAX_URL_LENGTH (one Node's header limit has not already refused). */
+export function refuseLongUrl(request: FastifyRequest): void {
+  if (request.url.length > MAX_URL_LENGTH) throw urlTooLong();
 }

@@ -25,11 +25,26 @@ function pathOf(place: Place): string {
 }
 
 /**
+ * Whether `value` is an object of strings alone, none of them or their keys unsafe: what path
+ * parameters, most query strings and many bodies are, checked without the walk's pending places.
+ */
+function isFlatAndSafe(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return false;
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item !== 'string' || isUnsafe(key) || isUnsafe(item)) return false;
+  }
+  return true;
+}
+
+/**
  * The JSON pointer of the first unsafe string or key in `value`, under `root`; undefined when there
  * is none. The pointer is written only for what is found: every request walks its body, and nearly
  * every body has nothing to find.
  */
 export function unsafeTextAt(value: unknown, root: string): string | undefined {
+  if (value === undefined || isFlatAndSafe(value)) return undefined;
   const pending: [unknown, Place][] = [[value, { parent: undefined, key: root }]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [item, place] = next;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServers } from '../../src/app.ts';
 import type { Database } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
-import { linesPerTurn } from '../../src/http/logging.ts';
+import { batchedLines, WRITE_WITHIN_MS } from '../../src/http/logging.ts';
 import { ImagePool } from '../../src/resources/files/image-pool.ts';
 import { LocalDiskStorage } from '../../src/resources/files/storage.ts';
 import { PagesOrigin } from '../../src/shared/pages-origin.ts';
@@ -139,21 +139,23 @@ describe('the request log line', () => {
   });
 });
 
-describe('linesPerTurn', () => {
-  it('writes the lines of a turn together once it ends, and at once past 8 KB', async () => {
+describe('batchedLines', () => {
+  it('writes lines together WRITE_WITHIN_MS after the first, and at once past 8 KB', async () => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-log-')), 'out.log');
     const fd = fs.openSync(file, 'w');
+    const waitFor = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     try {
-      const out = linesPerTurn(fd);
+      const out = batchedLines(fd);
       out.write('{"n":1}\n');
+      await new Promise((resolve) => setImmediate(resolve));
       out.write('{"n":2}\n');
       expect(fs.readFileSync(file, 'utf8')).toBe('');
-      await new Promise((resolve) => setImmediate(resolve));
+      await waitFor(WRITE_WITHIN_MS + 20);
       expect(fs.readFileSync(file, 'utf8')).toBe('{"n":1}\n{"n":2}\n');
       const long = `${'x'.repeat(9000)}\n`;
       out.write(long);
       expect(fs.readFileSync(file, 'utf8')).toBe(`{"n":1}\n{"n":2}\n${long}`);
-      await new Promise((resolve) => setImmediate(resolve));
+      await waitFor(WRITE_WITHIN_MS + 20);
     } finally {
       fs.closeSync(fd);
     }

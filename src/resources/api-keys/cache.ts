@@ -62,9 +62,13 @@ export class KeyCache {
   /**
    * The caller of the key whose hash is `keyHash`: at once from memory (no promise to wait for),
    * or else from `read`; where the changes can lag behind a commit, once they have caught up, so
-   * that a key revoked before the request was sent is never taken from memory.
+   * that a key revoked before the request was sent is never taken from memory. `read` is given the
+   * hash, so that one function made once serves every request (no closure per request).
    */
-  get(keyHash: string, read: () => Promise<Caller | undefined>): Caller | Promise<Caller | undefined> {
+  get(
+    keyHash: string,
+    read: (keyHash: string) => Promise<Caller | undefined>,
+  ): Caller | Promise<Caller | undefined> {
     const caughtUp = this.changes.caughtUp?.();
     if (caughtUp) return caughtUp.then(() => this.fromMemoryOrRead(keyHash, read));
     return this.fromMemoryOrRead(keyHash, read);
@@ -72,7 +76,7 @@ export class KeyCache {
 
   private fromMemoryOrRead(
     keyHash: string,
-    read: () => Promise<Caller | undefined>,
+    read: (keyHash: string) => Promise<Caller | undefined>,
   ): Caller | Promise<Caller | undefined> {
     const version = this.current();
     const entry = this.entries.get(keyHash);
@@ -86,9 +90,9 @@ export class KeyCache {
     keyHash: string,
     version: number,
     readAt: number,
-    read: () => Promise<Caller | undefined>,
+    read: (keyHash: string) => Promise<Caller | undefined>,
   ): Promise<Caller | undefined> {
-    const caller = await read();
+    const caller = await read(keyHash);
     if (caller && this.current(this.changes.latest()) === version)
       this.entries.set(keyHash, { caller, readAt });
     return caller;

@@ -81,20 +81,21 @@ export async function issueKey(
 }
 
 /**
- * The caller of a live key: at once from `keys` when it holds the key, else read (and kept there)
- * through a promise.
+ * Finds the caller of a live key: at once from `keys` when it holds the key, else read (and kept
+ * there) through a promise. Made once per server: a request allocates no function of its own.
  */
-export function authenticate(
+export function keyAuthenticator(
   db: Kysely<ApiKeysTables>,
   keys: KeyCache,
-  apiKey: string,
-): Caller | Promise<Caller> {
-  const keyHash = hashKey(apiKey);
-  const found = keys.get(keyHash, async () => {
+): (apiKey: string) => Caller | Promise<Caller> {
+  const read = async (keyHash: string): Promise<Caller | undefined> => {
     const row = await findLiveKeyByHash(db, keyHash);
     return row && { tenantId: row.tenant_id, keyId: row.id, readOnly: row.read_only === 1 };
-  });
-  return found instanceof Promise ? found.then(live) : live(found);
+  };
+  return (apiKey) => {
+    const found = keys.get(hashKey(apiKey), read);
+    return found instanceof Promise ? found.then(live) : live(found);
+  };
 }
 
 function live(caller: Caller | undefined): Caller {
