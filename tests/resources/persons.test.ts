@@ -83,6 +83,18 @@ describe('POST /v0/persons', () => {
     expect(search.body.items[0].linkedPersonsCount).toBe(2);
   });
 
+  it('links concurrent creates at a new domain to one account, which counts them all', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        api.post('/v0/persons', { name: `Racer ${i}`, email: `racer${i}@race-domain.example` }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(6).fill(201));
+    const search = await api.get('/v0/accounts/search?query=race-domain.example');
+    expect(search.body.items).toHaveLength(1);
+    expect(search.body.items[0].linkedPersonsCount).toBe(6);
+  });
+
   it('converts an internationalized domain to punycode', async () => {
     const person = await createPerson({ name: 'Jürgen', domain: 'Bücher.example' });
     expect(person.domain).toBe('xn--bcher-kva.example');
