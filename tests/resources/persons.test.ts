@@ -83,6 +83,18 @@ describe('POST /v0/persons', () => {
     expect(search.body.items[0].linkedPersonsCount).toBe(2);
   });
 
+  it('links concurrent creates at a new domain to one account, which counts them all', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        api.post('/v0/persons', { name: `Racer ${i}`, email: `racer${i}@race-domain.example` }),
+      ),
+    );
+    expect(responses.map((r) => r.status)).toEqual(Array(6).fill(201));
+    const search = await api.get('/v0/accounts/search?query=race-domain.example');
+    expect(search.body.items).toHaveLength(1);
+    expect(search.body.items[0].linkedPersonsCount).toBe(6);
+  });
+
   it('converts an internationalized domain to punycode', async () => {
     const person = await createPerson({ name: 'Jürgen', domain: 'Bücher.example' });
     expect(person.domain).toBe('xn--bcher-kva.example');
@@ -104,12 +116,22 @@ describe('POST /v0/persons', () => {
     expect((await createPerson({ name: '!!!' })).slug).toMatch(/^person(-\d+)?$/);
   });
 
-  it('keeps unique slugs under concurrent creates', async () => {
+  it('keeps unique slugs under concurrent creates, each the first free one', async () => {
     const responses = await Promise.all(
       Array.from({ length: 6 }, () => api.post('/v0/persons', { name: 'Same Name' })),
     );
     expect(responses.map((r) => r.status)).toEqual(Array(6).fill(201));
-    expect(new Set(responses.map((r) => r.body.slug)).size).toBe(6);
+    expect(responses.map((r) => r.body.slug).sort()).toEqual(
+      ['same-name', ...Array.from({ length: 5 }, (_, i) => `same-name-${i + 2}`)].sort(),
+    );
+  });
+
+  it('gives a slug freed by a delete to the next person of that name', async () => {
+    await createPerson({ name: 'Freed' });
+    const second = await createPerson({ name: 'Freed' });
+    await createPerson({ name: 'Freed' });
+    expect((await api.delete(`/v0/persons/${second.personId}`)).status).toBe(200);
+    expect((await createPerson({ name: 'Freed' })).slug).toBe('freed-2');
   });
 
   it('rejects a second person with the same email, case-insensitively, naming the holder', async () => {

@@ -44,7 +44,8 @@ const insertUnlessDomainTaken = compiled((db: Db, p: NewAccountRow) =>
       created_at: p.created_at,
       updated_at: p.updated_at,
     })
-    .onConflict((oc) => oc.columns(['tenant_id', 'domain']).doNothing()),
+    .onConflict((oc) => oc.columns(['tenant_id', 'domain']).doNothing())
+    .returning('id'),
 );
 
 const idOfDomain = compiled((db: Db, p: { domain: string }) =>
@@ -58,12 +59,14 @@ export async function insertAccount(db: TenantDb<AccountsTables>, row: NewAccoun
 /**
  * Inserts the account unless its domain is taken; either way returns the id of the domain's account.
  * Looked up first: the domain usually has its account already, and a read costs less than an
- * insert that does nothing. One made meanwhile by a concurrent transaction is found after the insert.
+ * insert that does nothing. The insert answers the id it inserted; one made meanwhile by a
+ * concurrent transaction (the insert then does nothing) is looked up again.
  */
 export async function ensureAccount(db: TenantDb<AccountsTables>, row: NewAccountRow): Promise<string> {
   const existing = await db.first(idOfDomain, row);
   if (existing) return existing.id;
-  await db.run(insertUnlessDomainTaken, row);
+  const inserted = await db.first(insertUnlessDomainTaken, row);
+  if (inserted) return inserted.id;
   const found = await db.first(idOfDomain, row);
   if (!found) throw new Error(`the account of ${row.domain} is gone`);
   return found.id;

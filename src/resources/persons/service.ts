@@ -13,7 +13,7 @@ import {
   findPerson,
   findPersonByEmail,
   findPersons,
-  insertPerson,
+  insertPersonUnlessSlugTaken,
   listPersons,
   type PersonChanges,
   type PersonRow,
@@ -22,7 +22,6 @@ import {
   recordActivityAtCommit,
   SLUGS_PROBED,
   slugsTaken,
-  slugTaken,
   updatePerson,
 } from './store.ts';
 
@@ -42,7 +41,7 @@ export interface PersonSummary {
 }
 
 const MAX_SLUG = 80;
-/** A create that lost a race on a unique key (the email) runs once more and then knows why. */
+/** A create that failed on the email's unique key, whose holder is gone when looked up, runs once more. */
 const CREATE_ATTEMPTS = 2;
 
 /** The one place a person's field meets its column. */
@@ -94,28 +93,39 @@ async function assertEmailFree(db: TenantDb, emailKey: string | null, personId?:
 }
 
 /**
- * The person's slug: made from the name, `-2`, `-3`… when taken (the first free one). Takes a lock:
- * call it in a transaction. The name's own slug is looked up alone first, since it is usually free;
- * then the numbered ones by equality, a few at a time, so that the index answers (a prefix match
- * would scan every person of the tenant).
+ * Inserts the person with the first free slug made from the name: the name's own, else `-2`, `-3`…
+ * The name's own is usually free, so the insert tries it first and does nothing when it is taken;
+ * then the numbered ones are looked up by equality, a few at a time, so that the index answers (a
+ * prefix match would scan every person of the tenant), and inserted in turn until one is free. A
+ * slug that a concurrent create took meanwhile makes its insert do nothing, and the next is tried:
+ * no lock, no failure, and on PostgreSQL no round trip besides the insert in the usual case.
  */
-async function freeSlug(db: TenantDb, name: string): Promise<string> {
+async function insertWithFreeSlug(
+  tx: TenantDb,
+  unslugged: Omit<PersonRow, 'slug'>,
+  name: string,
+): Promise<PersonRow> {
+  const inserted = async (slug: string) => {
+    const row = { ...unslugged, slug };
+    return (await insertPersonUnlessSlugTaken(tx, row)) ? row : undefined;
+  };
   const base = slugOf(name, MAX_SLUG) || 'person';
-  await db.lock(`persons.slug:${base}`);
-  if (!(await slugTaken(db, base))) return base;
+  const withBase = await inserted(base);
+  if (withBase) return withBase;
   for (let first = 2; ; first += SLUGS_PROBED) {
     const candidates = Array.from({ length: SLUGS_PROBED }, (_, i) => `${base}-${first + i}`);
-    const taken = new Set(await slugsTaken(db, candidates));
-    const free = candidates.find((candidate) => !taken.has(candidate));
-    if (free) return free;
+    const taken = new Set(await slugsTaken(tx, candidates));
+    for (const candidate of candidates) {
+      const row = taken.has(candidate) ? undefined : await inserted(candidate);
+      if (row) return row;
+    }
   }
 }
 
 /**
- * Creates a person, linked to the account of their domain (created when missing). Concurrent
- * creates choose slugs one at a time. The email is not looked up beforehand: an email in use fails
- * the insert on its unique key, and only then is its holder looked up, for a conflict; a failure
- * on a key that a concurrent create took (a slug) runs the create once more.
+ * Creates a person, linked to the account of their domain (created when missing). The email is not
+ * looked up beforehand: an email in use fails the insert on its unique key, and only then is its
+ * holder looked up, for a conflict; when that holder is gone by then, the create runs once more.
  */
 export async function createPerson(
   db: TenantDb,
@@ -148,18 +158,16 @@ async function insertNewPerson(
   accountOf: AccountOfDomain,
 ): Promise<Person> {
   const now = Date.now();
-  const row: PersonRow = {
+  const row: Omit<PersonRow, 'slug'> = {
     ...personFields.columns(PersonCreate, input),
     ...keys,
     id: newId('person'),
     account_id: keys.domain === null ? null : await accountOf(tx, keys.domain),
-    slug: await freeSlug(tx, input.name),
     latest_activity_at: null,
     created_at: now,
     updated_at: now,
   };
-  await insertPerson(tx, row);
-  return presentPerson(row);
+  return presentPerson(await insertWithFreeSlug(tx, row, input.name));
 }
 
 export async function getPerson(db: TenantDb, id: string): Promise<Person> {

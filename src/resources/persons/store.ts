@@ -33,7 +33,11 @@ export const SLUGS_PROBED = 20;
 type Db = TenantDb<PersonsTables>;
 
 // Compiled (db/compiled.ts): the hot statements of a person's create, an account's read and a visit.
-const insert = compiled((db: Db, p: PersonRow) => db.insertInto('persons', columnsOf(p, COLUMNS)));
+const insertUnlessSlugTaken = compiled((db: Db, p: PersonRow) =>
+  db
+    .insertInto('persons', columnsOf(p, COLUMNS))
+    .onConflict((oc) => oc.columns(['tenant_id', 'slug']).doNothing()),
+);
 
 const byId = compiled((db: Db, p: { id: string }) =>
   db.selectFrom('persons').select(COLUMNS).where('id', '=', p.id),
@@ -41,10 +45,6 @@ const byId = compiled((db: Db, p: { id: string }) =>
 
 const byEmail = compiled((db: Db, p: { emailKey: string }) =>
   db.selectFrom('persons').select(COLUMNS).where('email_key', '=', p.emailKey),
-);
-
-const slugInUse = compiled((db: Db, p: { slug: string }) =>
-  db.selectFrom('persons').select('slug').where('slug', '=', p.slug),
 );
 
 const takenSlugs = compiled(
@@ -80,8 +80,13 @@ const activityAtCommit = compiled((db: Db, p: { id: string; at: number }) =>
   db.insertInto('person_activity_changes', { person_id: p.id, at: p.at }),
 );
 
-export async function insertPerson(db: Db, row: PersonRow): Promise<void> {
-  await db.run(insert, row);
+/**
+ * Inserts the person unless another person of the tenant has their slug, and answers whether it
+ * did; an email in use still fails the insert on its unique key. A concurrent insert of the same
+ * slug is waited for (PostgreSQL) and then counts as taken, so no lock is needed to choose one.
+ */
+export async function insertPersonUnlessSlugTaken(db: Db, row: PersonRow): Promise<boolean> {
+  return (await db.run(insertUnlessSlugTaken, row)) > 0;
 }
 
 export function findPerson(db: Db, id: string): Promise<PersonRow | undefined> {
@@ -98,11 +103,6 @@ export function findPersonByEmail(
   emailKey: string,
 ): Promise<PersonRow | undefined> {
   return db.first(byEmail, { emailKey });
-}
-
-/** Whether a person of the tenant has the slug. */
-export async function slugTaken(db: Db, slug: string): Promise<boolean> {
-  return (await db.first(slugInUse, { slug })) !== undefined;
 }
 
 /** Which of `slugs`, SLUGS_PROBED of them, are in use. */
