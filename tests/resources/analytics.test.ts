@@ -256,6 +256,55 @@ describe('POST /v0/public/events', () => {
     const account = (await api.get('/v0/accounts/search?query=sessions-activity')).body.items[0];
     expect(account.latestActivityAt).toMatch(/^\+\d+$/);
   });
+
+  it('moves the person’s latest activity with every batch of their sessions, never back', async () => {
+    const person = (
+      await api.post('/v0/persons', { name: 'Returning', email: 'returning@sessions-activity.example' })
+    ).body;
+    const s = await setup(api, 1, person.personId);
+    const visit = {
+      sessionId: sessionId(),
+      pageId: s.pageId,
+      audienceId: s.audiences[0] as string,
+      pageLinkId: s.linkId,
+      arm: 'personalized' as const,
+    };
+    const latest = async () => {
+      const row = await anyTables(server.database)
+        .selectFrom('persons')
+        .select('latest_activity_at')
+        .where('id', '=', person.personId)
+        .executeTakeFirstOrThrow();
+      return Number(row.latest_activity_at);
+    };
+    const base = Date.now() - 60_000;
+    await recordVisit(s.db, visit, [{ type: 'session_start', at: 0 }], base);
+    expect(await latest()).toBe(base);
+    await recordVisit(s.db, visit, [{ type: 'interaction', at: 0 }], base + 1_000);
+    expect(await latest()).toBe(base + 1_000);
+    // A batch whose session is there already, though it says it starts one.
+    await recordVisit(s.db, visit, [{ type: 'session_start', at: 0 }], base + 2_000);
+    expect(await latest()).toBe(base + 2_000);
+    // A clock behind: the session takes it, the person keeps the later instant.
+    await recordVisit(s.db, visit, [{ type: 'interaction', at: 0 }], base + 500);
+    expect(await latest()).toBe(base + 2_000);
+    const [session] = await storedSessions(visit.audienceId);
+    expect(session).toMatchObject({ interactions: 2, started_at: base });
+  });
+
+  it.each([
+    ['a batch that starts its session', 'session_start'],
+    ['a later batch', 'interaction'],
+  ])('refuses %s on a page that no longer exists with 400, and stores nothing', async (_, type) => {
+    const s = await setup(api, 1);
+    await anyTables(server.database).deleteFrom('pages').where('id', '=', s.pageId).execute();
+    const response = await send({ token: s.token, sessionId: sessionId(), events: [{ type, at: 1 }] });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([
+      { path: '/body/token', message: 'names a page that no longer exists' },
+    ]);
+    expect(await storedSessions(s.audiences[0] as string)).toEqual([]);
+  });
 });
 
 describe('GET /v0/pages/{id}/analytics/audiences', () => {

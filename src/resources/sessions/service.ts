@@ -9,6 +9,7 @@ import {
   analyticsVersion,
   BOUNCE_MS,
   findSession,
+  insertNewSession,
   runningTotals,
   type SessionRow,
   saveSession,
@@ -119,13 +120,36 @@ export async function sessionExists(db: TenantDb, sessionId: string): Promise<bo
   return (await findSession(db, sessionId)) !== undefined;
 }
 
+/** `before` with the batch's events added, its last event now: a copy, `before` is left as it was. */
+function played(before: SessionRow, events: Recorded[], now: number): SessionRow {
+  const after = { ...before, last_event_at: now };
+  for (const event of events) apply(after, event);
+  return after;
+}
+
+/** Moves the session's hour of the audience's rollup by the change in the session's share. */
+async function addChange(
+  tx: TenantDb,
+  audienceId: string,
+  before: SessionRow | undefined,
+  after: SessionRow,
+): Promise<void> {
+  const hour = Math.floor(after.started_at / HOUR_MS) * HOUR_MS;
+  const change = minus(contribution(after), before ? contribution(before) : NOTHING);
+  await addToHour(tx, audienceId, hour, after.arm, change);
+}
+
 /**
  * Records a batch of a session's events, and moves the session's hour of the audience's rollup by
  * the change in the session's share (a trigger moves its day by as much): analytics read the
  * rollups. Call it in a transaction. A session starts when its first batch arrives (server time), in
  * the arm of the page that sent it; a session id already used by another audience's page starts
  * nothing new. Two batches of a new session may race to create it: the loser's insert fails on the
- * session's key, and a retry finds the session made.
+ * session's key, and a retry finds the session made. Saving the session moves its audience's
+ * person's latest activity (migration 0033's trigger).
+ *
+ * The batch that starts a session (the tracker sends `session_start` in its first) nearly always
+ * finds none: its session is inserted at once, unless one of that id is there, and read only then.
  */
 export async function recordSessionEvents(
   tx: TenantDb,
@@ -133,22 +157,17 @@ export async function recordSessionEvents(
   events: Recorded[],
   now: number,
 ): Promise<void> {
+  if (events.some((event) => event.type === 'session_start')) {
+    const started = played(newSession(visit, now), events, now);
+    if (await insertNewSession(tx, started)) return addChange(tx, visit.audienceId, undefined, started);
+  }
   const existing = await findSession(tx, visit.sessionId);
   if (existing && existing.audience_id !== visit.audienceId) {
     throw invalidField('/body/sessionId', 'belongs to another page; start a new session');
   }
-  const before = existing ?? newSession(visit, now);
-  const after = { ...before, last_event_at: now };
-  for (const event of events) apply(after, event);
+  const after = played(existing ?? newSession(visit, now), events, now);
   await saveSession(tx, after, !existing);
-  const hour = Math.floor(after.started_at / HOUR_MS) * HOUR_MS;
-  await addToHour(
-    tx,
-    visit.audienceId,
-    hour,
-    after.arm,
-    minus(contribution(after), existing ? contribution(existing) : NOTHING),
-  );
+  await addChange(tx, visit.audienceId, existing, after);
 }
 
 /** Adds each row to its audience's totals in `into`. */

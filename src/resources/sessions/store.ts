@@ -49,6 +49,12 @@ const insertSession = compiled((db: Db, p: SessionRow) =>
   db.insertInto('sessions', columnsOf(p, SESSION_COLUMNS)),
 );
 
+const insertSessionUnlessTaken = compiled((db: Db, p: SessionRow) =>
+  db
+    .insertInto('sessions', columnsOf(p, SESSION_COLUMNS))
+    .onConflict((conflict) => conflict.columns(['tenant_id', 'id']).doNothing()),
+);
+
 const updateSession = compiled((db: Db, p: SessionRow) =>
   db.updateTable('sessions').set(columnsOf(p, CHANGED_COLUMNS)).where('id', '=', p.id),
 );
@@ -85,6 +91,11 @@ export function findSession(db: Db, id: string): Promise<SessionRow | undefined>
 
 export async function saveSession(db: Db, row: SessionRow, isNew: boolean): Promise<void> {
   await db.run(isNew ? insertSession : updateSession, row);
+}
+
+/** Inserts a new session; false, changing nothing, when the tenant has a session of that id already. */
+export async function insertNewSession(db: Db, row: SessionRow): Promise<boolean> {
+  return (await db.run(insertSessionUnlessTaken, row)) === 1;
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { personOfAudience } from '../../resources/audiences/service.ts';
-import { notePersonActivityAtCommit } from '../../resources/persons/service.ts';
 import {
   type Recorded,
   recordSessionEvents,
@@ -40,12 +39,13 @@ export async function sessionAdmitted(
 
 /**
  * Records what a visitor did on a public page: the session's events and, when the audience is for
- * a person, that person's activity (which moves their account's latestActivityAt), in one
- * transaction, so that a batch that was acknowledged is on disk. A new session starts only when
- * `admitSession` (the visitor side's limits) lets it; its refusal stores nothing.
+ * a person, that person's activity (which moves their account's latestActivityAt; migration 0033's
+ * trigger does both with the session's write), in one transaction, so that a batch that was
+ * acknowledged is on disk. A new session starts only when `admitSession` (the visitor side's limits)
+ * lets it; its refusal stores nothing.
  *
- * The audience's person is read in the transaction: on SQLite a read outside one, while a group
- * commit is open, is a unit of work of its own that waits for that commit.
+ * The audience is not read beforehand: a session of an audience that no longer exists fails on its
+ * foreign key, and only a failed batch looks whether the audience is there.
  */
 export async function recordVisit(
   db: TenantDb,
@@ -55,12 +55,14 @@ export async function recordVisit(
   admitSession?: SessionAdmission,
 ): Promise<number> {
   if (admitSession && !(await sessionExists(db, visit.sessionId))) await admitSession();
-  await db.retryingTransaction(SESSION_RACE_ATTEMPTS, async (tx) => {
-    const personId = await personOfAudience(tx, visit.audienceId);
-    if (personId === undefined) throw invalidField('/body/token', 'names a page that no longer exists');
-    await recordSessionEvents(tx, visit, events, now);
-    if (personId) await notePersonActivityAtCommit(tx, personId, now);
-  });
+  try {
+    await db.retryingTransaction(SESSION_RACE_ATTEMPTS, (tx) => recordSessionEvents(tx, visit, events, now));
+  } catch (error) {
+    if (!(error instanceof AppError) && (await personOfAudience(db, visit.audienceId)) === undefined) {
+      throw invalidField('/body/token', 'names a page that no longer exists');
+    }
+    throw error;
+  }
   return events.length;
 }
 
