@@ -19,7 +19,6 @@ import {
   type PersonRow,
   personsOfAccount,
   recordActivityAt,
-  recordActivityAtCommit,
   SLUGS_PROBED,
   slugsTaken,
   updatePerson,
@@ -241,12 +240,4 @@ export async function assertPersonExists(db: TenantDb, id: string): Promise<void
 /** Notes that the person did something at `at`; their account's latestActivityAt follows. */
 export async function notePersonActivity(db: TenantDb, id: string, at: number): Promise<void> {
   await recordActivityAt(db, id, at);
-}
-
-/**
- * notePersonActivity made at the commit on PostgreSQL, for frequent writers (batches of events)
- * that read neither the person nor their account afterwards in the transaction.
- */
-export async function notePersonActivityAtCommit(db: TenantDb, id: string, at: number): Promise<void> {
-  await recordActivityAtCommit(db, id, at);
 }

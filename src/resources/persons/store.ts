@@ -75,11 +75,6 @@ const activityAt = compiled((db: Db, p: { id: string; at: number }) =>
     .where((eb) => eb.or([eb('latest_activity_at', 'is', null), eb('latest_activity_at', '<', p.at)])),
 );
 
-// Staged, for the database to apply at the commit: see PersonActivityChangesTable.
-const activityAtCommit = compiled((db: Db, p: { id: string; at: number }) =>
-  db.insertInto('person_activity_changes', { person_id: p.id, at: p.at }),
-);
-
 /**
  * Inserts the person unless another person of the tenant has their slug, and answers whether it
  * did; an email in use still fails the insert on its unique key. A concurrent insert of the same
@@ -128,16 +123,6 @@ export async function deletePerson(db: TenantDb<PersonsTables>, id: string): Pro
 /** Moves the person's latest activity forward to `at` (never back). */
 export async function recordActivityAt(db: Db, id: string, at: number): Promise<void> {
   await db.run(activityAt, { id, at });
-}
-
-/**
- * recordActivityAt for a transaction that does not read the person or their account after it: on
- * PostgreSQL the move is made at the commit, so that concurrent writers of one person's activity
- * hold the person's row (and their account's) from their commit to its flush only (see
- * PersonActivityChangesTable); on SQLite at once.
- */
-export async function recordActivityAtCommit(db: Db, id: string, at: number): Promise<void> {
-  await db.run(activityAtCommit, { id, at });
 }
 
 export async function listPersons(

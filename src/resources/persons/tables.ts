@@ -34,10 +34,10 @@ export interface PersonLogsTable {
 }
 
 /**
- * A person's activity at an instant, staged by a batch of events (migration 0028): the database
- * moves the person's latest_activity_at forward to it and drops it, at once on SQLite and at the
- * commit on PostgreSQL, so that concurrent batches of one person's audience do not hold the
- * person's row across their transactions. Nothing reads it.
+ * A person's activity at an instant, staged on PostgreSQL by the trigger of a session's write
+ * (migration 0032; the table is 0028's): the database moves the person's latest_activity_at
+ * forward to it at the commit and drops it, so that concurrent batches of one person's audience do
+ * not hold the person's row across their transactions. Nothing reads it.
  */
 export interface PersonActivityChangesTable {
   tenant_id: string;

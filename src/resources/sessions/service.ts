@@ -146,7 +146,7 @@ async function addChange(
  * the arm of the page that sent it; a session id already used by another audience's page starts
  * nothing new. Two batches of a new session may race to create it: the loser's insert fails on the
  * session's key, and a retry finds the session made. Saving the session moves its audience's
- * person's latest activity (migration 0033's trigger).
+ * person's latest activity (migration 0032's trigger).
  *
  * The batch that starts a session (the tracker sends `session_start` in its first) nearly always
  * finds none: its session is inserted at once, unless one of that id is there, and read only then.

@@ -39,7 +39,7 @@ export async function sessionAdmitted(
 
 /**
  * Records what a visitor did on a public page: the session's events and, when the audience is for
- * a person, that person's activity (which moves their account's latestActivityAt; migration 0033's
+ * a person, that person's activity (which moves their account's latestActivityAt; migration 0032's
  * trigger does both with the session's write), in one transaction, so that a batch that was
  * acknowledged is on disk. A new session starts only when `admitSession` (the visitor side's limits)
  * lets it; its refusal stores nothing.
