@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LAYERS } from '../ceiling-server.ts';
+import { LAYERS, layerTarget } from '../ceiling-server.ts';
 import { compareWithBare, onCore, printSetting, SERVER_CORE } from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
 import { freePort } from '../support.ts';
@@ -41,7 +41,7 @@ async function startLayer(layer: string, dir: string) {
 export default {
   name: 'ceiling',
   summary:
-    'the stack under Tailor layer by layer (Fastify; + the request log line; + two SQLite reads), each against bare node:http',
+    "the stack under Tailor layer by layer (Fastify; + the request log line; + two SQLite reads; + a person create's SQLite statements), each against bare node:http",
   usage: '',
   async run() {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-ceiling-'));
@@ -50,10 +50,7 @@ export default {
       for (const layer of LAYERS) {
         const server = await startLayer(layer, dir);
         try {
-          await compareWithBare(layer, server.url, {
-            path: '/v0/accounts/acc_1',
-            headers: { 'x-api-key': 'key' },
-          });
+          await compareWithBare(layer, server.url, layerTarget(layer));
         } finally {
           await server.close();
         }
