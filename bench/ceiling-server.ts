@@ -1,36 +1,56 @@
 /**
  * The stack under Tailor, layer by layer, for `npm run bench -- ceiling`: Fastify answering fixed
  * bytes, then with Tailor's request log line, then with two primary-key reads of SQLite per request
- * (what an account read needs at least); and, for a person's create, Fastify with the log line and
- * the create's own SQLite statements on Tailor's schema, committed once per turn as Tailor's driver
- * does (what a create needs at least). Run as
+ * (what an account read needs at least); and, for a person's create and a batch of events, Fastify
+ * with the log line and their own SQLite statements alone (bench/ceiling-writes.ts: what each needs
+ * at least). Run as
  * `node --import tsx bench/ceiling-server.ts <layer> <port> <dir>`.
  */
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
-import { openDatabase } from '../src/db/connection.ts';
-import { migrateToLatest } from '../src/db/migrate.ts';
-import { sqliteFile } from '../src/db/sqlite/open.ts';
 import { requestLogging } from '../src/http/logging.ts';
-import { newId } from '../src/shared/ids.ts';
-import { createTenantWithKey } from '../src/workflows/tenant-setup/service.ts';
+import { type EventsBody, eventBatches, type PersonBody, personCreates } from './ceiling-writes.ts';
 import type { Target } from './harness.ts';
 
-export const LAYERS = ['fastify', 'fastify+log', 'fastify+log+sqlite', 'fastify+log+person-sql'] as const;
+export const LAYERS = [
+  'fastify',
+  'fastify+log',
+  'fastify+log+sqlite',
+  'fastify+log+person-sql',
+  'fastify+log+events-sql',
+] as const;
 export type Layer = (typeof LAYERS)[number];
 
 /** What each layer is asked: the account read, or (the last) a person's create as person-create sends it. */
 export function layerTarget(layer: Layer): Target {
-  if (layer !== 'fastify+log+person-sql')
-    return { path: '/v0/accounts/acc_1', headers: { 'x-api-key': 'key' } };
-  return {
-    method: 'POST',
-    path: '/v0/persons',
-    headers: { 'x-api-key': 'key', 'content-type': 'application/json' },
-    body: '{"name":"Dana Reyes [<n>]","email":"dana.[<n>]@northwind-[<n%100>].example"}',
-  };
+  if (layer === 'fastify+log+person-sql') {
+    return {
+      method: 'POST',
+      path: '/v0/persons',
+      headers: { 'x-api-key': 'key', 'content-type': 'application/json' },
+      body: '{"name":"Dana Reyes [<n>]","email":"dana.[<n>]@northwind-[<n%100>].example"}',
+    };
+  }
+  if (layer === 'fastify+log+events-sql') return { method: 'POST', path: '/v0/public/events', ...EVENTS };
+  return { path: '/v0/accounts/acc_1', headers: { 'x-api-key': 'key' } };
 }
+
+/** What the events bench sends: a new session of 4 events, with a token of a page link's size. */
+const EVENTS = (() => {
+  const at = Date.now();
+  const events = [
+    { type: 'session_start', at },
+    { type: 'scroll', at: at + 900, depth: 60 },
+    { type: 'interaction', at: at + 2_000 },
+    { type: 'time', at: at + 5_000, ms: 5_000 },
+  ];
+  const token = 't'.repeat(190);
+  return {
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, sessionId: 'bench-session-[<n>]', events }),
+  };
+})();
 
 /** About the size of an account with one linked person, as account-get answers it. */
 export const ANSWER = JSON.stringify({
@@ -82,100 +102,6 @@ function twoReads(dir: string): () => void {
   };
 }
 
-const PERSON_COLUMNS = [
-  'id',
-  'account_id',
-  'name',
-  'email',
-  'email_key',
-  'domain',
-  'domain_given',
-  'slug',
-  'phone_number',
-  'linkedin_profile_url',
-  'latest_activity_at',
-  'created_at',
-  'updated_at',
-  'tenant_id',
-];
-
-/**
- * A person's create as SQLite runs it for Tailor, with nothing else: Tailor's migrated schema (every
- * index and trigger of persons), the account looked up by domain, the insert under a savepoint of its
- * own, and once per turn the search changes applied and the group committed (synchronous = FULL),
- * the answer sent after the commit. Slugs are the name's own (the bench's names are unique).
- */
-async function personCreates(dir: string) {
-  const database = openDatabase({ databaseUrl: undefined, dataDir: dir });
-  await migrateToLatest(database);
-  const { tenantId } = await createTenantWithKey(database, { name: 'Ceiling' });
-  await database.close();
-  const sqlite = new SQLite(sqliteFile(dir));
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  const now = Date.now();
-  const insertAccount = sqlite.prepare(
-    'INSERT INTO accounts (id, tenant_id, domain, name, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)',
-  );
-  for (let n = 0; n < 100; n++)
-    insertAccount.run(newId('account'), tenantId, `northwind-${n}.example`, now, now);
-  const account = sqlite
-    .prepare<[string, string], string>(
-      'select "id" from "accounts" where "domain" = ? and "accounts"."tenant_id" = ?',
-    )
-    .pluck();
-  const insert = sqlite.prepare(
-    `insert into "persons" (${PERSON_COLUMNS.map((c) => `"${c}"`).join(', ')}) values (${PERSON_COLUMNS.map(() => '?').join(', ')}) on conflict ("tenant_id", "slug") do nothing`,
-  );
-  const statement = (text: string) => {
-    const prepared = sqlite.prepare(text);
-    return () => prepared.run();
-  };
-  const begin = statement('BEGIN IMMEDIATE');
-  const savepoint = statement('SAVEPOINT unit');
-  const release = statement('RELEASE unit');
-  const applySearchChanges = statement('INSERT INTO search_changes_applied DEFAULT VALUES');
-  const commit = statement('COMMIT');
-  let waiting: (() => void)[] = [];
-  const commitGroup = () => {
-    applySearchChanges();
-    commit();
-    const answered = waiting;
-    waiting = [];
-    for (const answer of answered) answer();
-  };
-  return (body: { name: string; email: string }, answer: () => void) => {
-    if (waiting.length === 0) {
-      begin();
-      setImmediate(commitGroup);
-    }
-    const email = body.email;
-    const domain = email.slice(email.indexOf('@') + 1);
-    const at = Date.now();
-    savepoint();
-    const slug = body.name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-    insert.run(
-      newId('person'),
-      account.get(domain, tenantId) ?? null,
-      body.name,
-      email,
-      email.toLowerCase(),
-      domain,
-      0,
-      slug,
-      null,
-      null,
-      null,
-      at,
-      at,
-      tenantId,
-    );
-    release();
-    waiting.push(answer);
-  };
-}
-
 async function serve(layer: Layer, port: number, dir: string): Promise<void> {
   const logged = layer !== 'fastify';
   const app = Fastify(logged ? requestLogging({ level: 'info' }) : {});
@@ -186,8 +112,17 @@ async function serve(layer: Layer, port: number, dir: string): Promise<void> {
   });
   if (layer === 'fastify+log+person-sql') {
     const create = await personCreates(dir);
-    app.post<{ Body: { name: string; email: string } }>('/v0/persons', (request, reply) => {
+    app.post<{ Body: PersonBody }>('/v0/persons', (request, reply) => {
       create(request.body, () => reply.code(201).type('application/json; charset=utf-8').send(PERSON_ANSWER));
+    });
+  }
+  if (layer === 'fastify+log+events-sql') {
+    const record = await eventBatches(dir);
+    app.post<{ Body: EventsBody }>('/v0/public/events', (request, reply) => {
+      const accepted = request.body.events.length;
+      record(request.body, () =>
+        reply.type('application/json; charset=utf-8').send(`{"accepted":${accepted}}`),
+      );
     });
   }
   await app.listen({ port, host: '127.0.0.1' });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { LAYERS, layerTarget } from '../ceiling-server.ts';
-import { compareWithBare, onCore, printSetting, SERVER_CORE } from '../harness.ts';
+import { compareWithBare, onCore, parseOptions, printSetting, SERVER_CORE } from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
 import { freePort } from '../support.ts';
 
@@ -41,13 +41,16 @@ async function startLayer(layer: string, dir: string) {
 export default {
   name: 'ceiling',
   summary:
-    "the stack under Tailor layer by layer (Fastify; + the request log line; + two SQLite reads; + a person create's SQLite statements), each against bare node:http",
-  usage: '',
-  async run() {
+    "the stack under Tailor layer by layer (Fastify; + the request log line; + two SQLite reads; or + a person create's or an events batch's SQLite statements), each against bare node:http",
+  usage: '[--layer <one layer>]',
+  async run(args) {
+    const { layer: only } = parseOptions(args, { layer: 'all' });
+    const layers = LAYERS.filter((layer) => only === 'all' || layer === only);
+    if (layers.length === 0) throw new Error(`--layer: one of ${LAYERS.join(', ')}`);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-ceiling-'));
     printSetting('each layer pinned to CPU 0 with the bare server, autocannon on CPU 1; 50 connections');
     try {
-      for (const layer of LAYERS) {
+      for (const layer of layers) {
         const server = await startLayer(layer, dir);
         try {
           await compareWithBare(layer, server.url, layerTarget(layer));
