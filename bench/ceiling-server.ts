@@ -11,7 +11,6 @@ import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import { requestLogging } from '../src/http/logging.ts';
 import { type EventsBody, eventBatches, type PersonBody, personCreates } from './ceiling-writes.ts';
-import type { Target } from './harness.ts';
 
 export const LAYERS = [
   'fastify',
@@ -21,36 +20,6 @@ export const LAYERS = [
   'fastify+log+events-sql',
 ] as const;
 export type Layer = (typeof LAYERS)[number];
-
-/** What each layer is asked: the account read, or (the last) a person's create as person-create sends it. */
-export function layerTarget(layer: Layer): Target {
-  if (layer === 'fastify+log+person-sql') {
-    return {
-      method: 'POST',
-      path: '/v0/persons',
-      headers: { 'x-api-key': 'key', 'content-type': 'application/json' },
-      body: '{"name":"Dana Reyes [<n>]","email":"dana.[<n>]@northwind-[<n%100>].example"}',
-    };
-  }
-  if (layer === 'fastify+log+events-sql') return { method: 'POST', path: '/v0/public/events', ...EVENTS };
-  return { path: '/v0/accounts/acc_1', headers: { 'x-api-key': 'key' } };
-}
-
-/** What the events bench sends: a new session of 4 events, with a token of a page link's size. */
-const EVENTS = (() => {
-  const at = Date.now();
-  const events = [
-    { type: 'session_start', at },
-    { type: 'scroll', at: at + 900, depth: 60 },
-    { type: 'interaction', at: at + 2_000 },
-    { type: 'time', at: at + 5_000, ms: 5_000 },
-  ];
-  const token = 't'.repeat(190);
-  return {
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ token, sessionId: 'bench-session-[<n>]', events }),
-  };
-})();
 
 /** About the size of an account with one linked person, as account-get answers it. */
 export const ANSWER = JSON.stringify({

@@ -4,7 +4,7 @@
  * trigger), each request's statements run under a savepoint of their own, and once per turn of the
  * event loop the search changes are applied and the group committed at `synchronous = FULL`, each
  * answer sent after its commit, as Tailor's driver does (src/db/sqlite/driver.ts); no key, no
- * validation, no Kysely, no service.
+ * token, no validation, no Kysely, no service.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { newId } from '../src/shared/ids.ts';
 import { createTenantWithKey } from '../src/workflows/tenant-setup/service.ts';
 
 type Database = SQLite.Database;
+type Row = Record<string, string | number | null>;
 
 /**
  * Tailor's schema migrated in a new directory under `dir` (each layer has a database of its own),
@@ -34,11 +35,18 @@ async function tailorSchema(dir: string): Promise<{ sqlite: Database; tenantId: 
   return { sqlite, tenantId };
 }
 
-/** An insert of `columns` into `table`, as Kysely writes it; `suffix` after its values. */
-function insertInto(sqlite: Database, table: string, columns: string[], suffix = '') {
+/**
+ * An insert of a row into `table`, every column written but those `skipped` (filled by the table's
+ * own triggers or key), as Tailor's stores write them; `suffix` after its values.
+ */
+function inserter(sqlite: Database, table: string, skipped: string[] = [], suffix = '') {
+  const columns = (sqlite.pragma(`table_info(${table})`) as { name: string }[])
+    .map((column) => column.name)
+    .filter((name) => !skipped.includes(name));
   const names = columns.map((column) => `"${column}"`).join(', ');
-  const values = columns.map(() => '?').join(', ');
-  return sqlite.prepare(`insert into "${table}" (${names}) values (${values}) ${suffix}`);
+  const values = columns.map((column) => `@${column}`).join(', ');
+  const insert = sqlite.prepare(`insert into "${table}" (${names}) values (${values}) ${suffix}`);
+  return (row: Row) => insert.run(row);
 }
 
 /**
@@ -75,22 +83,32 @@ function groupCommits(sqlite: Database): (work: () => void, answer: () => void) 
   };
 }
 
-const PERSON_COLUMNS = [
-  'id',
-  'account_id',
-  'name',
-  'email',
-  'email_key',
-  'domain',
-  'domain_given',
-  'slug',
-  'phone_number',
-  'linkedin_profile_url',
-  'latest_activity_at',
-  'created_at',
-  'updated_at',
-  'tenant_id',
-];
+/** A person's row as Tailor's create writes it: linked to the account of the email's domain. */
+function personRow(tenantId: string, name: string, email: string, accountId: string | null): Row {
+  const at = Date.now();
+  return {
+    id: newId('person'),
+    tenant_id: tenantId,
+    account_id: accountId,
+    name,
+    email,
+    email_key: email.toLowerCase(),
+    domain: email.slice(email.indexOf('@') + 1),
+    domain_given: 0,
+    slug: name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+    phone_number: null,
+    linkedin_profile_url: null,
+    latest_activity_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** An account without a name, as a person's domain makes one. */
+function accountRow(tenantId: string, domain: string): Row {
+  const at = Date.now();
+  return { id: newId('account'), tenant_id: tenantId, domain, name: null, created_at: at, updated_at: at };
+}
 
 export interface PersonBody {
   name: string;
@@ -103,50 +121,19 @@ export interface PersonBody {
  */
 export async function personCreates(dir: string): Promise<(body: PersonBody, answer: () => void) => void> {
   const { sqlite, tenantId } = await tailorSchema(dir);
-  const now = Date.now();
-  const insertAccount = insertInto(sqlite, 'accounts', [
-    'id',
-    'tenant_id',
-    'domain',
-    'created_at',
-    'updated_at',
-  ]);
-  for (let n = 0; n < 100; n++)
-    insertAccount.run(newId('account'), tenantId, `northwind-${n}.example`, now, now);
+  const insertAccount = inserter(sqlite, 'accounts', ['seq', 'linked_persons_count', 'latest_activity_at']);
+  for (let n = 0; n < 100; n++) insertAccount(accountRow(tenantId, `northwind-${n}.example`));
   const account = sqlite
     .prepare<[string, string], string>(
       'select "id" from "accounts" where "domain" = ? and "accounts"."tenant_id" = ?',
     )
     .pluck();
-  const insert = insertInto(
-    sqlite,
-    'persons',
-    PERSON_COLUMNS,
-    'on conflict ("tenant_id", "slug") do nothing',
-  );
+  const insertPerson = inserter(sqlite, 'persons', ['seq'], 'on conflict ("tenant_id", "slug") do nothing');
   const inGroup = groupCommits(sqlite);
   return ({ name, email }, answer) =>
     inGroup(() => {
-      const domain = email.slice(email.indexOf('@') + 1);
-      const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-');
-      const at = Date.now();
-      const accountId = account.get(domain, tenantId) ?? null;
-      insert.run(
-        newId('person'),
-        accountId,
-        name,
-        email,
-        email.toLowerCase(),
-        domain,
-        0,
-        slug,
-        null,
-        null,
-        null,
-        at,
-        at,
-        tenantId,
-      );
+      const accountId = account.get(email.slice(email.indexOf('@') + 1), tenantId) ?? null;
+      insertPerson(personRow(tenantId, name, email, accountId));
     }, answer);
 }
 
@@ -158,169 +145,121 @@ export interface EventsBody {
 const HOUR_MS = 3_600_000;
 
 /**
- * A batch of events that starts its session: the page, the person and their account, the
- * audience and its link made here as the events bench has them; per batch the session's insert
- * (its analytics and activity triggers) and the hour's change of the audience's totals (its rollup
- * triggers), the two statements Tailor runs for such a batch.
+ * The page, the person with their account, the audience and its link of the events bench
+ * (bench/support.ts, linkedBenchPage), as rows.
+ */
+function linkedPage(sqlite: Database, tenantId: string) {
+  const at = Date.now();
+  const account = accountRow(tenantId, 'northwind.example');
+  const accountId = account.id as string;
+  const person = personRow(tenantId, 'Dana Reyes', 'dana@northwind.example', accountId);
+  const ids = { pageId: newId('page'), audienceId: newId('audience'), linkId: newId('pagelink') };
+  inserter(sqlite, 'accounts', ['seq', 'linked_persons_count', 'latest_activity_at'])(account);
+  inserter(sqlite, 'persons', ['seq'])(person);
+  inserter(sqlite, 'pages', ['seq', 'audiences_count'])({
+    id: ids.pageId,
+    tenant_id: tenantId,
+    name: 'Spring launch',
+    title: 'Spring launch',
+    page_context: 'Bench.',
+    page_type: 'standard',
+    status: 'published',
+    brand_id: 'brightwave',
+    actions: '[]',
+    action_card_widgets: '[]',
+    scripts: '[]',
+    footer_links: null,
+    header_action_id: null,
+    metadata: null,
+    created_at: at,
+    updated_at: at,
+    archived_at: null,
+    deleted_at: null,
+  });
+  inserter(sqlite, 'audiences', ['holdout_percent'])({
+    id: ids.audienceId,
+    tenant_id: tenantId,
+    page_id: ids.pageId,
+    number: 1,
+    custom_name: null,
+    person_id: person.id as string,
+    account_id: accountId,
+    is_new_page_agent: 0,
+    action_form_id_override: null,
+    action_form_instructions_override: null,
+    action_url_override: null,
+    supplementary_context: null,
+    metadata_override: null,
+    auto_publish: 1,
+    latest_version_id: 'version_1',
+    published_version_id: 'version_1',
+    created_at: at,
+    updated_at: at,
+    archived_at: null,
+  });
+  inserter(
+    sqlite,
+    'page_links',
+  )({
+    id: ids.linkId,
+    tenant_id: tenantId,
+    path: '/spring/northwind',
+    target_type: 'audience',
+    audience_id: ids.audienceId,
+    tenant_domain_id: null,
+    created_at: at,
+    updated_at: at,
+    deleted_at: null,
+  });
+  return ids;
+}
+
+/**
+ * A batch of events that starts its session: the session's insert (its analytics and activity
+ * triggers) and the hour's change of the audience's totals (its rollup triggers), the two
+ * statements Tailor runs for such a batch.
  */
 export async function eventBatches(dir: string): Promise<(body: EventsBody, answer: () => void) => void> {
   const { sqlite, tenantId } = await tailorSchema(dir);
-  const now = Date.now();
-  const [accountId, personId, pageId, audienceId, linkId] = [
-    newId('account'),
-    newId('person'),
-    newId('page'),
-    newId('audience'),
-    newId('pagelink'),
-  ];
-  insertInto(sqlite, 'accounts', ['id', 'tenant_id', 'domain', 'created_at', 'updated_at']).run(
-    accountId,
-    tenantId,
-    'northwind.example',
-    now,
-    now,
-  );
-  const email = 'dana@northwind.example';
-  insertInto(sqlite, 'persons', PERSON_COLUMNS).run(
-    personId,
-    accountId,
-    'Dana Reyes',
-    email,
-    email,
-    'northwind.example',
-    0,
-    'dana-reyes',
-    null,
-    null,
-    null,
-    now,
-    now,
-    tenantId,
-  );
-  insertInto(sqlite, 'pages', [
-    'id',
-    'tenant_id',
-    'name',
-    'title',
-    'page_context',
-    'page_type',
-    'status',
-    'brand_id',
-    'actions',
-    'action_card_widgets',
-    'scripts',
-    'created_at',
-    'updated_at',
-  ]).run(
-    pageId,
-    tenantId,
-    'Spring launch',
-    'Spring launch',
-    'Bench.',
-    'standard',
-    'published',
-    'b',
-    '[]',
-    '[]',
-    '[]',
-    now,
-    now,
-  );
-  insertInto(sqlite, 'audiences', [
-    'id',
-    'tenant_id',
-    'page_id',
-    'number',
-    'person_id',
-    'account_id',
-    'is_new_page_agent',
-    'auto_publish',
-    'latest_version_id',
-    'published_version_id',
-    'created_at',
-    'updated_at',
-  ]).run(audienceId, tenantId, pageId, 1, personId, accountId, 0, 1, 'version_1', 'version_1', now, now);
-  insertInto(sqlite, 'page_links', [
-    'id',
-    'tenant_id',
-    'path',
-    'target_type',
-    'audience_id',
-    'created_at',
-    'updated_at',
-  ]).run(linkId, tenantId, '/spring/northwind', 'audience', audienceId, now, now);
-  const insertSession = insertInto(
-    sqlite,
-    'sessions',
-    [
-      'id',
-      'page_id',
-      'audience_id',
-      'page_link_id',
-      'arm',
-      'started_at',
-      'last_event_at',
-      'interactions',
-      'cta_clicks',
-      'form_submits',
-      'max_scroll_depth',
-      'time_spent_ms',
-      'tenant_id',
-    ],
-    'on conflict ("tenant_id", "id") do nothing',
-  );
-  const addToHour = insertInto(sqlite, 'audience_stat_changes', [
-    'audience_id',
-    'hour',
-    'arm',
-    'sessions',
-    'interactions',
-    'scroll_depth_sum',
-    'time_spent_ms_sum',
-    'bounces',
-    'conversions',
-    'cta_sessions',
-    'form_submit_sessions',
-    'tenant_id',
-  ]);
+  const { pageId, audienceId, linkId } = linkedPage(sqlite, tenantId);
+  const insertSession = inserter(sqlite, 'sessions', [], 'on conflict ("tenant_id", "id") do nothing');
+  const addToHour = inserter(sqlite, 'audience_stat_changes', ['id']);
   const inGroup = groupCommits(sqlite);
   return ({ sessionId, events }, answer) =>
     inGroup(() => {
-      const started = events[0]?.at ?? Date.now();
-      const last = Math.max(...events.map((event) => event.at));
+      const startedAt = events[0]?.at ?? Date.now();
       const interactions = events.filter((event) => event.type === 'interaction').length;
       const depth = Math.max(0, ...events.map((event) => event.depth ?? 0));
       const spent = Math.max(0, ...events.map((event) => event.ms ?? 0));
       const arm = 'personalized';
-      insertSession.run(
-        sessionId,
-        pageId,
-        audienceId,
-        linkId,
+      insertSession({
+        id: sessionId,
+        tenant_id: tenantId,
+        page_id: pageId,
+        audience_id: audienceId,
+        page_link_id: linkId,
         arm,
-        started,
-        last,
+        started_at: startedAt,
+        last_event_at: Math.max(...events.map((event) => event.at)),
         interactions,
-        0,
-        0,
-        depth,
-        spent,
-        tenantId,
-      );
-      const hour = Math.floor(started / HOUR_MS) * HOUR_MS;
-      addToHour.run(
-        audienceId,
-        hour,
+        cta_clicks: 0,
+        form_submits: 0,
+        max_scroll_depth: depth,
+        time_spent_ms: spent,
+      });
+      addToHour({
+        tenant_id: tenantId,
+        audience_id: audienceId,
+        hour: Math.floor(startedAt / HOUR_MS) * HOUR_MS,
         arm,
-        1,
+        sessions: 1,
         interactions,
-        depth,
-        spent,
-        interactions > 0 ? 0 : 1,
-        0,
-        0,
-        0,
-        tenantId,
-      );
+        scroll_depth_sum: depth,
+        time_spent_ms_sum: spent,
+        bounces: interactions > 0 ? 0 : 1,
+        conversions: 0,
+        cta_sessions: 0,
+        form_submit_sessions: 0,
+      });
     }, answer);
 }

@@ -17,7 +17,7 @@ import { Signer } from '../src/shared/signing.ts';
 import { resourceNeeds } from '../src/wiring.ts';
 import { createTenantWithKey, type TenantWithKey } from '../src/workflows/tenant-setup/service.ts';
 import { anyTables } from '../tests/helpers/any-tables.ts';
-import { onCore, SERVER_CORE } from './harness.ts';
+import { onCore, SERVER_CORE, type Target } from './harness.ts';
 
 // What every benchmark stands on: a database (PostgreSQL with DATABASE_URL, else SQLite in a temp
 // directory) with one fresh tenant, the server on loopback, and the cleanup.
@@ -267,4 +267,21 @@ export async function linkedBenchPage(url: string, { tenant }: Bench): Promise<L
   const path = '/spring/northwind';
   await api('POST', '/v0/page_links', { path, target: { targetType: 'audience', audienceId } });
   return { pageId, audienceId, path: `/p/${tenant.slug}${path}` };
+}
+
+/** What the events bench sends under a page link's `token`: a new session of 4 events per request. */
+export function newSessionEvents(token: string): Target {
+  const at = Date.now();
+  const events = [
+    { type: 'session_start', at },
+    { type: 'scroll', at: at + 900, depth: 60 },
+    { type: 'interaction', at: at + 2_000 },
+    { type: 'time', at: at + 5_000, ms: 5_000 },
+  ];
+  return {
+    method: 'POST',
+    path: '/v0/public/events',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token, sessionId: 'bench-session-[<n>]', events }),
+  };
 }

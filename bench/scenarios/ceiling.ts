@@ -2,10 +2,37 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { LAYERS, layerTarget } from '../ceiling-server.ts';
-import { compareWithBare, onCore, parseOptions, printSetting, SERVER_CORE } from '../harness.ts';
+import { issueToken } from '../../src/public/token.ts';
+import { newId } from '../../src/shared/ids.ts';
+import { Signer } from '../../src/shared/signing.ts';
+import { LAYERS, type Layer } from '../ceiling-server.ts';
+import { compareWithBare, onCore, parseOptions, printSetting, SERVER_CORE, type Target } from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
-import { freePort } from '../support.ts';
+import { freePort, newSessionEvents } from '../support.ts';
+
+/** What each layer is asked: the account read, or a person's create or a batch of events as their scenarios send them. */
+function layerTarget(layer: Layer): Target {
+  if (layer === 'fastify+log+person-sql') {
+    return {
+      method: 'POST',
+      path: '/v0/persons',
+      headers: { 'x-api-key': 'key', 'content-type': 'application/json' },
+      body: '{"name":"Dana Reyes [<n>]","email":"dana.[<n>]@northwind-[<n%100>].example"}',
+    };
+  }
+  if (layer === 'fastify+log+events-sql') return newSessionEvents(TOKEN);
+  return { path: '/v0/accounts/acc_1', headers: { 'x-api-key': 'key' } };
+}
+
+/** A page link's token of the size Tailor signs (its claims' ids made up): the layer reads none. */
+const TOKEN = issueToken(new Signer('ceiling'.repeat(8)), {
+  tenantId: newId('tenant'),
+  pageId: newId('page'),
+  audienceId: newId('audience'),
+  pageLinkId: newId('pagelink'),
+  expiresAt: Date.now() + 3_600_000,
+  arm: 'personalized',
+});
 
 const SERVER = path.join(import.meta.dirname, '..', 'ceiling-server.ts');
 
