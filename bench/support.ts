@@ -285,3 +285,13 @@ export function newSessionEvents(token: string): Target {
     body: JSON.stringify({ token, sessionId: 'bench-session-[<n>]', events }),
   };
 }
+
+/** What the person-create bench sends with `apiKey`: a new email each, over 100 account domains. */
+export function newPersons(apiKey: string): Target {
+  return {
+    method: 'POST',
+    path: '/v0/persons',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: '{"name":"Dana Reyes [<n>]","email":"dana.[<n>]@northwind-[<n%100>].example"}',
+  };
+}

@@ -8,18 +8,11 @@ import { Signer } from '../../src/shared/signing.ts';
 import { LAYERS, type Layer } from '../ceiling-server.ts';
 import { compareWithBare, onCore, parseOptions, printSetting, SERVER_CORE, type Target } from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
-import { freePort, newSessionEvents } from '../support.ts';
+import { freePort, newPersons, newSessionEvents } from '../support.ts';
 
 /** What each layer is asked: the account read, or a person's create or a batch of events as their scenarios send them. */
 function layerTarget(layer: Layer): Target {
-  if (layer === 'fastify+log+person-sql') {
-    return {
-      method: 'POST',
-      path: '/v0/persons',
-      headers: { 'x-api-key': 'key', 'content-type': 'application/json' },
-      body: '{"name":"Dana Reyes [<n>]","email":"dana.[<n>]@northwind-[<n%100>].example"}',
-    };
-  }
+  if (layer === 'fastify+log+person-sql') return newPersons('key');
   if (layer === 'fastify+log+events-sql') return newSessionEvents(TOKEN);
   return { path: '/v0/accounts/acc_1', headers: { 'x-api-key': 'key' } };
 }

@@ -1,6 +1,6 @@
 import { compareWithBare, printMemory, printSetting, sequentialLatency } from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
-import { openBench, serveProcess } from '../support.ts';
+import { newPersons, openBench, serveProcess } from '../support.ts';
 
 export default {
   name: 'person-create',
@@ -10,12 +10,7 @@ export default {
     const bench = await openBench('Person create');
     const server = await serveProcess(bench);
     try {
-      const target = {
-        method: 'POST',
-        path: '/v0/persons',
-        headers: { 'x-api-key': bench.tenant.apiKey, 'content-type': 'application/json' },
-        body: '{"name":"Dana Reyes [<n>]","email":"dana.[<n>]@northwind-[<n%100>].example"}',
-      };
+      const target = newPersons(bench.tenant.apiKey);
       printSetting('tailor serve pinned to CPU 0 with the bare server, autocannon on CPU 1; 50 connections');
       await compareWithBare('person create', server.url, target);
       await sequentialLatency('person create', server.url, target);
