@@ -7,8 +7,8 @@
  * `node --import tsx bench/ceiling-server.ts <layer> <port> <dir>`.
  */
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
+import { connectSqlite } from '../src/db/sqlite/open.ts';
 import { requestLogging } from '../src/http/logging.ts';
 import { type EventsBody, eventBatches, type PersonBody, personCreates } from './ceiling-writes.ts';
 
@@ -57,9 +57,7 @@ const PERSON_ANSWER = JSON.stringify({
 });
 
 function twoReads(dir: string): () => void {
-  const sqlite = new SQLite(path.join(dir, 'ceiling.db'));
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
+  const sqlite = connectSqlite(path.join(dir, 'reads'), 5_000);
   sqlite.exec(
     'CREATE TABLE IF NOT EXISTS rows (tenant_id text, id text, body text, PRIMARY KEY (tenant_id, id))',
   );

@@ -8,11 +8,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import { openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrate.ts';
-import { sqliteFile } from '../src/db/sqlite/open.ts';
+import { connectSqlite } from '../src/db/sqlite/open.ts';
 import { newId } from '../src/shared/ids.ts';
+import { slugOf } from '../src/shared/slug.ts';
 import { createTenantWithKey } from '../src/workflows/tenant-setup/service.ts';
 
 type Database = SQLite.Database;
@@ -28,11 +29,7 @@ async function tailorSchema(dir: string): Promise<{ sqlite: Database; tenantId: 
   await migrateToLatest(database);
   const { tenantId } = await createTenantWithKey(database, { name: 'Ceiling' });
   await database.close();
-  const sqlite = new SQLite(sqliteFile(dataDir));
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = FULL');
-  sqlite.pragma('foreign_keys = ON');
-  return { sqlite, tenantId };
+  return { sqlite: connectSqlite(dataDir, 5_000), tenantId };
 }
 
 /**
@@ -95,7 +92,7 @@ function personRow(tenantId: string, name: string, email: string, accountId: str
     email_key: email.toLowerCase(),
     domain: email.slice(email.indexOf('@') + 1),
     domain_given: 0,
-    slug: name.toLowerCase().replace(/[^a-z0-9]+/g, '-'),
+    slug: slugOf(name, 80),
     phone_number: null,
     linkedin_profile_url: null,
     latest_activity_at: null,

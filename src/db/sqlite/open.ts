@@ -81,7 +81,8 @@ export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'tailor.db');
 }
 
-export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDatabase<Tables> {
+/** The file's connection, set as Tailor runs every one (the bench's ceiling opens its own so too). */
+export function connectSqlite(dataDir: string, timeoutMs: number): SQLite.Database {
   fs.mkdirSync(dataDir, { recursive: true });
   const sqlite = new SQLite(sqliteFile(dataDir));
   sqlite.pragma('journal_mode = WAL');
@@ -89,6 +90,11 @@ export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDa
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${timeoutMs}`);
+  return sqlite;
+}
+
+export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDatabase<Tables> {
+  const sqlite = connectSqlite(dataDir, timeoutMs);
   const driver = new GroupCommitSqliteDriver(sqlite);
   const db = new Kysely<Tables>({ dialect: new TailorSqliteDialect(sqlite, driver) });
   // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
