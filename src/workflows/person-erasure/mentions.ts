@@ -29,9 +29,14 @@ function wordsOf(text: string): Word[] {
   });
 }
 
-/** The words of `text`, folded, between spaces: a phrase is found in it as ` its words `. */
-function phraseOf(words: Word[]): string {
-  return ` ${words.map((word) => word.folded).join(' ')} `;
+/** Whether `words` hold `name`'s words in a row, each written as a name. */
+function holdsName(words: Word[], name: string[]): boolean {
+  return words.some((_, start) =>
+    name.every((part, at) => {
+      const word = words[start + at];
+      return word?.proper === true && word.folded === part;
+    }),
+  );
 }
 
 /** A profile URL as copy would write it: without its scheme, `www.` and closing slash. */
@@ -57,36 +62,35 @@ function holdsPhone(text: string, phone: string): boolean {
 }
 
 /**
- * What of the person's record copy could hold, and how each is found: their full name (and their
- * slug's words) as a run of words in any case and with or without accents ("Jane Doe", "jane-doe",
- * "JANE DOE"); each word of their name of two letters or more written as a name, with a capital
- * ("Jane", "Doe's", not "will" for a Will); their email, also URL-encoded; their profile URL without
- * its scheme; their phone number in any writing of its last seven digits or more.
+ * What of the person's record copy could hold, and how each is found, with or without accents:
+ * each word of their name of two letters or more written as a name, with a capital ("Jane", "Doe's",
+ * "JANE"; not "will" for a Will Grant); their full name, and the one their slug keeps, as a run of
+ * such words (an initial too: "J. Doe"); their slug as written ("jane-doe", in a link); their email
+ * in any case, also URL-encoded; their profile URL without its scheme; their phone number in any
+ * writing of its last seven digits or more.
  */
 export function mentionsOf(
   person: Pick<Person, 'name' | 'slug' | 'email' | 'phoneNumber' | 'linkedinProfileUrl'>,
 ): Mentions {
-  const nameWords = wordsOf(person.name);
+  const nameWords = wordsOf(person.name).map((word) => word.folded);
   // The slug keeps the name the person was created with, without the number that set it apart.
-  const phrases = [nameWords, wordsOf(person.slug.replace(/-\d+$/, ''))]
-    .filter((words) => words.length > 1)
-    .map(phraseOf);
-  const names = new Set(
-    nameWords.map((word) => word.folded).filter((word) => [...word].length >= MIN_NAME_WORD),
-  );
+  const slug = person.slug.replace(/-\d+$/, '');
+  const fullNames = [nameWords, wordsOf(slug).map((word) => word.folded)].filter((name) => name.length > 1);
+  const names = new Set(nameWords.filter((word) => [...word].length >= MIN_NAME_WORD));
   const email = person.email?.toLowerCase();
   const literals = [
     ...(email ? [email, encodeURIComponent(email).toLowerCase()] : []),
     ...(person.linkedinProfileUrl ? [bareUrl(person.linkedinProfileUrl)] : []),
-  ].filter(Boolean);
+    // A slug of one word is a name word ("will"), which lowercase copy uses as a word.
+    ...(slug.includes('-') ? [slug] : []),
+  ];
   const phone = person.phoneNumber ? digitsOf(person.phoneNumber) : undefined;
   return (text) => {
     const lower = text.toLowerCase();
     if (literals.some((literal) => lower.includes(literal))) return true;
     const words = wordsOf(text);
     if (words.some((word) => word.proper && names.has(word.folded))) return true;
-    const phrase = phraseOf(words);
-    if (phrases.some((name) => phrase.includes(name))) return true;
+    if (fullNames.some((name) => holdsName(words, name))) return true;
     return phone !== undefined && holdsPhone(text, phone);
   };
 }
