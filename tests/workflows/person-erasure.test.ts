@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
-import { keepServed } from '../../src/workflows/page-view/served-store.ts';
+import { keepServed, type ServedTables } from '../../src/workflows/page-view/served-store.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { publishLinkedPage } from '../helpers/pages.ts';
 import { rawGet } from '../helpers/raw-get.ts';
@@ -288,13 +288,13 @@ describe('the served-pages store', () => {
       path: `/erasure/page-${++paths}`,
     });
     expect((await visit(server, page.url)).status).toBe(200);
-    const tables = anyTables(server.database);
+    const tables = server.database.acrossTenants<ServedTables>();
     const ofTenant = () =>
       tables.selectFrom('served_pages').selectAll().where('tenant_id', '=', api.tenantId);
     const rendered = await ofTenant().executeTakeFirstOrThrow();
     // A change commits while a rendering made before it is on its way to be kept.
     ok(await api.request('PUT', '/v0/brands/acme', { body: { name: 'Acme after' } }), 201);
-    await keepServed(server.database.acrossTenants(), server.database.locks, { ...rendered, html: 'stale' });
+    await keepServed(tables, server.database.locks, { ...rendered, html: 'stale' });
     expect(await ofTenant().execute()).toEqual([]);
     expect((await visit(server, page.url)).html).toContain('Acme after');
   });
