@@ -11,7 +11,7 @@ import type { PageLinkNeeds } from './resources/page-links/service.ts';
 import * as pageLinks from './resources/page-links/service.ts';
 import type { ImageChecks } from './resources/pages/references.ts';
 import { getPage } from './resources/pages/service.ts';
-import type { AccountOfDomain } from './resources/persons/service.ts';
+import type { AccountOfDomain, EraseTraces } from './resources/persons/service.ts';
 import type { AudienceHoldout } from './resources/sessions/lift.ts';
 import type { PageAudiences, PageCheck } from './resources/sessions/service.ts';
 import type { TenantDomainNeeds } from './resources/tenant-domains/routes.ts';
@@ -20,6 +20,7 @@ import type { TenantNeeds } from './resources/tenants/routes.ts';
 import * as tenants from './resources/tenants/service.ts';
 import { isAtOrUnder, type PagesOrigin } from './shared/pages-origin.ts';
 import { holdoutOf } from './workflows/audience-versions/service.ts';
+import { erasePersonTraces } from './workflows/person-erasure/service.ts';
 
 /**
  * What each resource needs from the others. A resource never imports another: where one of its
@@ -28,7 +29,7 @@ import { holdoutOf } from './workflows/audience-versions/service.ts';
  * from the resource or workflow that knows. Every such link between resources is in this file.
  */
 export interface ResourceNeeds {
-  persons: { accountOf: AccountOfDomain };
+  persons: { accountOf: AccountOfDomain; eraseTraces: EraseTraces };
   pages: { images: ImageChecks };
   assets: { files: AssetFiles };
   pageLinks: PageLinkNeeds;
@@ -49,7 +50,7 @@ export function resourceNeeds({ database, pages, ...links }: Wiring): ResourceNe
     (await tenants.getTenant(database.acrossTenants(), db.tenantId)).slug;
   const apiHost = new URL(links.publicUrl).hostname;
   return {
-    persons: { accountOf: accounts.accountIdForDomain },
+    persons: { accountOf: accounts.accountIdForDomain, eraseTraces: erasePersonTraces },
     pages: { images: { assertImageFile: files.assertImageFile, assertLiveAsset: assets.assertLiveAsset } },
     assets: {
       files: {

@@ -97,6 +97,12 @@ export interface Locks {
    */
   skipLocked<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /**
+   * Makes a select hold the rows it reads against changes by other transactions until its own ends
+   * (FOR SHARE on PostgreSQL), waiting first for a transaction that is changing them: what it read
+   * stays true until it commits. SQLite's one writer at a time holds every row so already.
+   */
+  forShare<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
    * Holds a lock named `key` until the transaction ends, so that transactions taking the same key
    * run one after another: an advisory lock on PostgreSQL; nothing on SQLite, whose writers already
    * run one at a time.

@@ -216,7 +216,7 @@ export interface paths {
     post?: never;
     /**
      * Erase a person and their log
-     * @description Deletes the person and every entry of their log for good.
+     * @description Deletes the person and every entry of their log for good, and in the same transaction what else names them: the copy of every version of the pages made for them (each sentence naming them taken out; an audience of theirs becomes their account's audience, or anyone's), the pages kept for serving (no node serves the old page afterwards), their form submissions, and the events (with their pending deliveries) that carry their details. See docs/security.md#erasure for what it covers and what it does not.
      */
     delete: operations['deletePerson'];
     options?: never;

@@ -3,6 +3,7 @@ import type { Locks, Notifier } from '../engine.ts';
 
 export const postgresLocks: Locks = {
   skipLocked: (query) => query.forUpdate().skipLocked(),
+  forShare: (query) => query.forShare(),
   async lockUntilCommit(db, key) {
     await sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.execute(db);
   },

@@ -47,6 +47,15 @@ export {
   versionOf,
 } from './reads.ts';
 export type { AudienceFilter, AudienceRow, VersionRow } from './store.ts';
+export {
+  type AudienceWriting,
+  audiencesOfPerson,
+  reassignAudience,
+  rewriteVersion,
+  type VersionWriting,
+  versionWritingOf,
+  writingOf,
+} from './writing.ts';
 
 /**
  * Moves a version to `to` with `changes`, from whichever state the lifecycle allows it to come
@@ -178,10 +187,19 @@ export async function updateAudienceFields(
   await updateAudience(db, audience.id, changes);
 }
 
-/** Cancels every unfinished version of the audience (lifecycle.ts's UNFINISHED). */
-export async function cancelUnfinished(tx: TenantDb, audienceId: string, now: number): Promise<void> {
+/**
+ * Cancels every unfinished version of the audience (lifecycle.ts's UNFINISHED), with `note` as
+ * their generation note when given.
+ */
+export async function cancelUnfinished(
+  tx: TenantDb,
+  audienceId: string,
+  now: number,
+  note?: string,
+): Promise<void> {
+  const changes: VersionChanges = note === undefined ? {} : { generation_note: note };
   for (const version of await unfinishedVersions(tx, audienceId)) {
-    await moveTo(tx, version.id, 'cancelled', { cancelled_at: now });
+    await moveTo(tx, version.id, 'cancelled', { ...changes, cancelled_at: now });
   }
 }
 

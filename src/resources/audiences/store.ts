@@ -105,6 +105,14 @@ export function findAudienceById(
   return audiences(db).where('audiences.id', '=', id).executeTakeFirst();
 }
 
+/** Every audience made for the person, archived ones too. */
+export function findAudiencesOfPerson(
+  db: TenantDb<AudiencesTables>,
+  personId: string,
+): Promise<AudienceRow[]> {
+  return audiences(db).where('audiences.person_id', '=', personId).execute();
+}
+
 /** Which audiences a list holds: a page's, a person's or an account's; all of the tenant's without any. */
 export interface AudienceFilter {
   pageId?: string;
@@ -200,6 +208,19 @@ export async function replaceDraftContent(
     .where('content', '=', previous)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/** Every version of the audience, the baseline first. */
+export function findVersionsOfAudience(
+  db: TenantDb<AudiencesTables>,
+  audienceId: string,
+): Promise<VersionRow[]> {
+  return db
+    .selectFrom('audience_versions')
+    .select(VERSION_COLUMNS)
+    .where('audience_id', '=', audienceId)
+    .orderBy('version_number')
+    .execute();
 }
 
 /** The versions whose generation is not over (lifecycle.ts). */

@@ -14,6 +14,7 @@ import {
 } from './schema.ts';
 import {
   deleteSubmissionsBefore,
+  deleteSubmissionsOf,
   findSubmission,
   insertSubmission,
   listSubmissions,
@@ -159,4 +160,19 @@ export function markFailed(tx: TenantDb, id: string, reason: EnrichmentFailure):
 /** Deletes, across tenants, the submissions made before `before`, whatever their enrichment; answers how many. */
 export function purgeSubmissionsBefore(db: Kysely<FormsTables>, before: number): Promise<number> {
   return deleteSubmissionsBefore(db, before);
+}
+
+/**
+ * Deletes a person's submissions, for their erasure: those enrichment linked to them and those
+ * sent with their address (`email`, compared case-insensitively), pending ones too, so that none is
+ * enriched into them again. Answers the ids deleted.
+ */
+export function eraseSubmissionsOf(
+  db: TenantDb,
+  person: { personId: string; email: string | null },
+): Promise<string[]> {
+  return deleteSubmissionsOf(db, {
+    personId: person.personId,
+    emailKey: person.email?.toLowerCase() ?? null,
+  });
 }

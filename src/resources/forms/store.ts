@@ -86,3 +86,24 @@ export async function deleteSubmissionsBefore(db: Kysely<FormsTables>, before: n
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * Deletes the submissions that enrichment linked to the person or that carry their address
+ * (`emailKey`, lowercased; compared with each address lowercased); answers their ids.
+ */
+export async function deleteSubmissionsOf(
+  db: TenantDb<FormsTables>,
+  of: { personId: string; emailKey: string | null },
+): Promise<string[]> {
+  const rows = await db
+    .deleteFrom('form_submissions')
+    .where((eb) =>
+      eb.or([
+        eb('person_id', '=', of.personId),
+        ...(of.emailKey === null ? [] : [eb(eb.fn('lower', ['email']), '=', of.emailKey)]),
+      ]),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -12,6 +12,7 @@ import {
 import {
   type AccountOfDomain,
   createPerson,
+  type EraseTraces,
   getPerson,
   listAllPersons,
   removePerson,
@@ -20,8 +21,14 @@ import {
 
 const tags = ['Persons'];
 
-/** The person endpoints; `accountOf` finds the account a person's domain links them to. */
-export async function personRoutes(api: Api, { accountOf }: { accountOf: AccountOfDomain }): Promise<void> {
+/**
+ * The person endpoints; `accountOf` finds the account a person's domain links them to, and
+ * `eraseTraces` erases what the service holds of a person elsewhere when they are deleted.
+ */
+export async function personRoutes(
+  api: Api,
+  { accountOf, eraseTraces }: { accountOf: AccountOfDomain; eraseTraces: EraseTraces },
+): Promise<void> {
   api.post(
     '/v0/persons',
     {
@@ -100,11 +107,12 @@ export async function personRoutes(api: Api, { accountOf }: { accountOf: Account
         tags,
         operationId: 'deletePerson',
         summary: 'Erase a person and their log',
-        description: 'Deletes the person and every entry of their log for good.',
+        description:
+          "Deletes the person and every entry of their log for good, and in the same transaction what else names them: the copy of every version of the pages made for them (each sentence naming them taken out; an audience of theirs becomes their account's audience, or anyone's), the pages kept for serving (no node serves the old page afterwards), their form submissions, and the events (with their pending deliveries) that carry their details. See docs/security.md#erasure for what it covers and what it does not.",
         params: PersonParams,
         response: { 200: PersonDeleted },
       },
     },
-    (request) => removePerson(request.tenantDb, request.params.person_id),
+    (request) => removePerson(request.tenantDb, request.params.person_id, eraseTraces, Date.now()),
   );
 }

@@ -32,6 +32,19 @@ import {
  */
 export type AccountOfDomain = (db: TenantDb, domain: string) => Promise<string | null>;
 
+/**
+ * Erases what the service holds of the person outside their own row and log, in the transaction
+ * that deletes them, given the person as they were: the pages made for them, their form
+ * submissions and the events that carry their details. The person-erasure workflow answers; the
+ * server wires it in (src/wiring.ts).
+ */
+export type EraseTraces = (tx: TenantDb, person: ErasedPerson, now: number) => Promise<void>;
+
+/** A person being erased, as they were: their record, and the account they were linked to. */
+export interface ErasedPerson extends Person {
+  accountId: string | null;
+}
+
 /** What other resources show of a person: audiences are named after them. */
 export interface PersonSummary {
   name: string;
@@ -207,9 +220,22 @@ export async function updatePersonFields(
   return getPerson(db, id);
 }
 
-export async function removePerson(db: TenantDb, id: string): Promise<{ personId: string; deleted: true }> {
-  found(await deletePerson(db, id), `Person ${id}`);
-  return { personId: id, deleted: true };
+/**
+ * Erases the person: their traces elsewhere (`eraseTraces`), then their row, with their log (the
+ * foreign key cascades), in one transaction, so that nothing of them outlives the answer.
+ */
+export async function removePerson(
+  db: TenantDb,
+  id: string,
+  eraseTraces: EraseTraces,
+  now: number,
+): Promise<{ personId: string; deleted: true }> {
+  return db.transaction(async (tx) => {
+    const row = await requirePerson(tx, id);
+    await eraseTraces(tx, { ...presentPerson(row), accountId: row.account_id }, now);
+    found(await deletePerson(tx, id), `Person ${id}`);
+    return { personId: id, deleted: true };
+  });
 }
 
 export async function listAllPersons(

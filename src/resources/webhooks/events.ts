@@ -6,7 +6,9 @@ import { toTimestamp } from '../../shared/time.ts';
 import {
   activeSubscriptions,
   type DeliveryRow,
+  deleteEvents,
   deleteEventsBefore,
+  findEventsHolding,
   insertDeliveries,
   insertEvent,
   type SubscriptionRow,
@@ -96,4 +98,17 @@ export function deleteDeliveredEventsBefore(
   before: number,
 ): Promise<void> {
   return deleteEventsBefore(db, before, type);
+}
+
+/** The tenant's events whose data holds any of `texts` (compared case-insensitively): their ids and data. */
+export function eventsHolding(db: TenantDb, texts: string[]): Promise<{ id: string; data: string }[]> {
+  return findEventsHolding(db, texts);
+}
+
+/**
+ * Deletes the tenant's events `ids` with their deliveries: a delivery still pending is then never
+ * attempted. For a person's erasure, whose details events may carry.
+ */
+export function eraseEvents(db: TenantDb, ids: string[]): Promise<void> {
+  return deleteEvents(db, ids);
 }

@@ -230,6 +230,25 @@ export async function deleteEventsBefore(
     .execute();
 }
 
+/** The tenant's events whose data holds any of `texts` (case-insensitively, row by row). */
+export function findEventsHolding(
+  db: TenantDb<WebhooksTables>,
+  texts: string[],
+): Promise<Pick<EventRow, 'id' | 'data'>[]> {
+  if (texts.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('events')
+    .select(['id', 'data'])
+    .where((eb) => eb.or(texts.map((text) => db.search.containsText('events', ['data'], text))))
+    .execute();
+}
+
+/** Removes the events with their delivery log (the foreign key cascades), pending deliveries included. */
+export async function deleteEvents(db: TenantDb<WebhooksTables>, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('events').where('id', 'in', ids).execute();
+}
+
 /** Deliveries across tenants by state, and how many of each have had an attempt. */
 export function countDeliveriesByState(
   db: Kysely<WebhooksTables>,

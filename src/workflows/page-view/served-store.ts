@@ -1,5 +1,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import { compiledAcrossTenants } from '../../db/compiled.ts';
+import type { Locks } from '../../db/engine.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
 import type { Arm } from '../../resources/sessions/arm.ts';
 
 /**
@@ -140,21 +142,47 @@ export function findGenerationAt(
 
 /**
  * Keeps `row` for its address and arm, in place of whatever was there (another tenant's, once the
- * address moved), and drops the tenant's rows that an earlier generation made: they can never be
- * served again, so the table holds no more than the addresses served since the last change.
+ * address moved), while its generation is still its tenant's current one, and drops the tenant's
+ * rows that an earlier generation made: they can never be served again, so the table holds no more
+ * than the addresses served since the last change. The generation is read held against changes
+ * (`locks.forShare`): a change that bumps it meanwhile waits for this keep to commit, and one that
+ * bumped it first is waited for, its generation read, and the row, stale, is not kept. So once a
+ * change has committed, no row made before it is kept after it (a person's erasure relies on it).
  */
-export async function keepServed(db: Kysely<ServedTables>, row: ServedRow): Promise<void> {
+export async function keepServed(db: Kysely<ServedTables>, locks: Locks, row: ServedRow): Promise<void> {
   await db.transaction().execute(async (tx) => {
+    const current = await locks
+      .forShare(
+        tx.selectFrom('serving_generations').select('generation').where('tenant_id', '=', row.tenant_id),
+      )
+      .executeTakeFirst();
+    if (current === undefined) return;
     const { address_key, arm, ...rest } = row;
-    await tx
-      .insertInto('served_pages')
-      .values(row)
-      .onConflict((conflict) => conflict.columns(['address_key', 'arm']).doUpdateSet(rest))
-      .execute();
+    if (current.generation === row.generation) {
+      await tx
+        .insertInto('served_pages')
+        .values(row)
+        .onConflict((conflict) => conflict.columns(['address_key', 'arm']).doUpdateSet(rest))
+        .execute();
+    }
     await tx
       .deleteFrom('served_pages')
       .where('tenant_id', '=', row.tenant_id)
-      .where('generation', '<', row.generation)
+      .where('generation', '<', current.generation)
       .execute();
   });
+}
+
+/**
+ * Ends every page kept of the tenant, in the caller's transaction: its serving generation moves on,
+ * so that no node serves what it read before (each reads the generation before it serves from
+ * memory), and its kept rows are deleted, so that nothing rendered before is left in the table.
+ * With keepServed's held read, no row rendered before the commit is kept after it.
+ */
+export async function retireServed(db: TenantDb<ServedTables>): Promise<void> {
+  await db
+    .updateTable('serving_generations')
+    .set((eb) => ({ generation: eb('generation', '+', 1) }))
+    .execute();
+  await db.deleteFrom('served_pages').execute();
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants, gzipSync } from 'node:zlib';
 import type { Database } from '../../db/connection.ts';
 import type { PerTurn } from '../../db/per-turn.ts';
+import type { TenantDb } from '../../db/tenant-db.ts';
 import type { Arm } from '../../resources/sessions/arm.ts';
 import type { PagesOrigin } from '../../shared/pages-origin.ts';
 import type { Signer } from '../../shared/signing.ts';
@@ -15,6 +16,7 @@ import {
   findGenerationAt,
   findServed,
   keepServed,
+  retireServed,
   type ServedRead,
   type ServedRow,
   type ServedTables,
@@ -126,6 +128,16 @@ export async function servedPage(
 export function generationsOf(database: Database): PerTurn<string, Promise<number | undefined>> {
   const db = database.acrossTenants<ServedTables>();
   return database.perTurn((tenantId: string) => findGeneration(db, tenantId));
+}
+
+/**
+ * Ends every page kept of the tenant, in the caller's transaction: once it commits, no node serves
+ * what it rendered or read before (its generation has moved on), nothing rendered before is left
+ * in served_pages, and none is kept after (keepServed). For a change that must leave no rendering
+ * behind, not only none served: a person's erasure.
+ */
+export function retireServedPages(db: TenantDb): Promise<void> {
+  return retireServed(db);
 }
 
 /**
@@ -265,6 +277,6 @@ async function render(
     built_at: now,
   };
   const kept = generation?.tenant_id === view.tenant.tenantId && addressKey(address) === asked.key;
-  if (kept) await keepServed(database.acrossTenants<ServedTables>(), row);
+  if (kept) await keepServed(database.acrossTenants<ServedTables>(), database.locks, row);
   return { rendered: { row, address, visitorId: view.visitorId, keptAt: kept ? generation : undefined } };
 }
