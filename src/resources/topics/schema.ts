@@ -152,6 +152,9 @@ export const TopicEntryUpdate = Type.Object(
 );
 export type TopicEntryUpdate = Static<typeof TopicEntryUpdate>;
 
+/** What a delete answers: 204, no body. */
+export const TopicRemoved = Type.Null({ description: 'Deleted: no body' });
+
 export const TopicSearchQuery = Type.Object({ ...PageQuery, query: SearchQuery });
 export const TopicList = PagedList(Topic, { title: 'TopicList' });
 export const TopicParams = IdParams('topic_id');
