@@ -49,6 +49,7 @@ export const Topic = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     entries: Type.Array(TopicEntry, {
+      maxItems: ENTRIES_PER_TOPIC,
       description: `Every entry of the topic (at most ${ENTRIES_PER_TOPIC}), by sortOrder, then newest first`,
     }),
   },
