@@ -533,6 +533,24 @@ describe('DELETE /v0/topics/{id}', () => {
     expect(left).toEqual([]);
   });
 
+  it('never leaves an entry behind when one is added while the topic is deleted', async () => {
+    for (let round = 0; round < 5; round++) {
+      const topic = await createTopic({ title: `Raced ${round}` });
+      const [added, deleted] = await Promise.all([
+        api.post(`/v0/topics/${topic.topicId}/entries`, { content: text('late') }),
+        api.delete(`/v0/topics/${topic.topicId}`),
+      ]);
+      expect([201, 404]).toContain(added.status);
+      expect(deleted.status).toBe(204);
+      const left = await anyTables(server.database)
+        .selectFrom('topic_entries')
+        .select('id')
+        .where('topic_id', '=', topic.topicId)
+        .execute();
+      expect(left).toEqual([]);
+    }
+  });
+
   it('leaves the tenant without a default topic when the default is deleted', async () => {
     const client = await server.newTenant();
     const former = await createTopic({ title: 'Overview', isDefault: true }, client);
