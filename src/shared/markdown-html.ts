@@ -12,7 +12,8 @@ import { isSafeLink } from './safe-url.ts';
  * nested list's items in the outer list, a link a page may not have as its text. Each such change is
  * reported as it is made, so that an editor can say what the page will leave out or change.
  *
- * It imports markdown-it and the HTML escaper alone: the console bundles it too (docs/architecture.md).
+ * It imports markdown-it, the HTML escaper and the safe-URL rule alone: the console bundles it too
+ * (docs/architecture.md).
  */
 
 const parser = new MarkdownIt('commonmark', { html: true, linkify: false, typographer: false });
@@ -125,7 +126,7 @@ class Rendering {
 
   constructor(private readonly allowLink: LinkPolicy) {}
 
-  change(kind: MarkdownChangeKind, text: string): void {
+  private change(kind: MarkdownChangeKind, text: string): void {
     this.changes.push({ kind, text: text.trim() });
   }
 
