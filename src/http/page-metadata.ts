@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { SAFE_URL_PATTERN } from '../shared/safe-url.ts';
 import { optionalAll } from './schemas.ts';
 
 /**
@@ -9,7 +10,7 @@ import { optionalAll } from './schemas.ts';
 /** Links a page shows must not run script: http(s), mailto and tel URLs, paths and fragments only. */
 export const SAFE_URL = {
   maxLength: 2048,
-  pattern: '^(|https?://[^\\s]+|mailto:[^\\s]+|tel:[^\\s]+|/[^\\s]*|#[^\\s]*)$',
+  pattern: SAFE_URL_PATTERN,
   description: 'Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment',
 };
 export const SafeUrl = Type.String(SAFE_URL);

@@ -1,6 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
+import { renderMarkdown } from '../../src/shared/markdown-html.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
@@ -16,6 +17,7 @@ import {
   VIEWPORTS,
   type ViewportName,
 } from '../helpers/console.ts';
+import { HOSTILE_ENTRY } from '../helpers/hostile-entry.ts';
 import { type LinkedPage, publishLinkedPage, SAMPLE_PAGE } from '../helpers/pages.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -134,18 +136,27 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
     const preview = page.getByRole('region', { name: 'Preview of new entry' });
     await preview.locator('strong', { hasText: 'SOC 2' }).waitFor();
     expect(await preview.locator('em').textContent()).toBe('every year');
-    expect(await preview.locator('li').allTextContents()).toEqual(['SSO with SAML', 'Our trust page']);
+    expect(await preview.locator('.markdown li').allTextContents()).toEqual([
+      'SSO with SAML',
+      'Our trust page',
+    ]);
     const link = preview.getByRole('link', { name: 'Our trust page' });
     expect(await link.getAttribute('href')).toBe('https://trust.example/');
-    expect(await link.getAttribute('target')).toBe('_blank');
-    expect(await link.getAttribute('rel')).toContain('noopener');
+    // A link of the preview opens apart, and the console (with the text typed) stays; no request leaves.
+    await page.context().route('https://trust.example/**', (route) => route.fulfill({ body: 'Trust' }));
+    const [trust] = await Promise.all([page.waitForEvent('popup'), link.click()]);
+    await trust.waitForLoadState();
+    expect(trust.url()).toBe('https://trust.example/');
+    expect(await trust.evaluate('window.opener')).toBeNull();
+    await trust.close();
+    expect(await newEntry.getByLabel('Text').inputValue()).toBe(text);
     // A heading reads as a bold paragraph, raw HTML is dropped, a link to script is its text.
     expect(await preview.locator('p > strong', { hasText: 'A heading' }).textContent()).toBe(
       'A heading with markup',
     );
     expect(await preview.locator('b, img, h1, a[href^="javascript:" i]').count()).toBe(0);
     await preview.getByText('not a web link').waitFor();
-    expect(await preview.textContent()).not.toMatch(/\*\*|<b>|# /);
+    expect(await preview.locator('.markdown').textContent()).not.toMatch(/\*\*|<b>|# /);
 
     await page.getByRole('button', { name: 'Add the entry' }).click();
     const entry = page.getByRole('article', { name: 'Entry 1' });
@@ -185,6 +196,157 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
     const stories = row(page, 'Topics', 'Customer stories');
     expect(await cell(stories, 'Brands')).toContain('Northwind Outfitters Internationale');
     expect(await cell(stories, 'Brands')).toContain('Acme Retail');
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('previews an entry exactly as the version preview and the served page show it, and says before saving what a page changes', async () => {
+    // A version whose copy holds the hostile entry as it is, as stored copy may (an edit through the
+    // API would be refused for its links elsewhere than the page's actions; a page shows them as text).
+    const linked = await publishLinkedPage(server, api, {
+      page: { name: 'One rendering' },
+      path: '/knowledge/one-rendering',
+    });
+    await anyTables(server.database)
+      .updateTable('audience_versions')
+      .set({
+        content: JSON.stringify({
+          headline: 'One rendering',
+          subheadline: '',
+          sections: [{ heading: 'Results', body: HOSTILE_ENTRY }],
+          actions: [],
+          metadata: {},
+        }),
+      })
+      .where('audience_id', '=', linked.audienceId)
+      .execute();
+    const versions = `/v0/pages/${linked.pageId}/audiences/${linked.audienceId}/versions`;
+    const published = (await ok(api.get(versions))).items.find(
+      (version: any) => version.state === 'published',
+    );
+    const versionPreview = await api.get(`${versions}/${published.versionId}/preview`);
+    expect(versionPreview.status).toBe(200);
+    const served = await fetch(`${server.pagesUrl}${linked.url}`);
+    expect(served.status).toBe(200);
+    /** The HTML of the section's body on a page, after its heading. */
+    const sectionOf = (html: string) => {
+      const start = html.indexOf('<h2>Results</h2>') + '<h2>Results</h2>'.length;
+      return html.slice(start, html.indexOf('</article>', start));
+    };
+
+    const topic = await ok(api.post('/v0/topics', { title: 'Hostile knowledge' }), 201);
+    await ok(
+      api.post(`/v0/topics/${topic.topicId}/entries`, {
+        content: { type: 'markdown', content: HOSTILE_ENTRY },
+      }),
+      201,
+    );
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await goTo(page, `/topics/${topic.topicId}`);
+    /** HTML as the browser holds it once parsed, so that strings of the server and the DOM compare. */
+    const parsed = (html: string): Promise<string> =>
+      page.evaluate(
+        `(() => { const t = document.createElement('template'); t.innerHTML = ${JSON.stringify(html)}; return t.innerHTML; })()`,
+      );
+    const rendered = await parsed(renderMarkdown(HOSTILE_ENTRY).html);
+    expect(rendered).toContain('<li>Dallas</li>');
+    expect(await parsed(sectionOf(versionPreview.body))).toBe(rendered);
+    expect(await parsed(sectionOf(await served.text()))).toBe(rendered);
+    // The entry as the topic lists it, and in its editor's preview.
+    const card = page.getByRole('article', { name: 'Entry 1' }).locator('.markdown');
+    await card.waitFor();
+    expect(await card.innerHTML()).toBe(rendered);
+    await page.getByRole('button', { name: 'Edit entry 1' }).click();
+    const preview = page.getByRole('region', { name: 'Preview of entry 1' });
+    await preview.locator('.markdown').waitFor();
+    expect(await preview.locator('.markdown').innerHTML()).toBe(rendered);
+    expect(
+      await preview.locator('script, b, div.promo, img, h1, ul ul, a[href^="javascript:"]').count(),
+    ).toBe(0);
+
+    // Before saving: what a page will show otherwise, in words, and the entry's limit.
+    const changes = preview.getByRole('region', { name: 'A page will show this differently' });
+    const said = await changes.getByRole('listitem').allTextContents();
+    for (const words of [
+      'Headings show as paragraphs, in bold unless they have bold or italic of their own: Results that speak.',
+      'HTML shows as its text, without its tags: <b>, <div>.',
+      'Scripts and styles are left out whole: <script>.',
+      'Lists inside lists are flattened: their items join the outer list: Ohio, Dallas.',
+      'These links show as their text: javascript:alert(1), data:text/html,hi. A page links only to web, mail and phone addresses, paths and #anchors.',
+      'Images show as their alt text (without one, not at all): Globex logo.',
+      'Code shows as plain text: npm install, indented <i>code</i>.',
+      'Quotes show as plain paragraphs.',
+      'Horizontal rules are left out.',
+      'Line breaks inside a paragraph show as spaces. Leave a blank line to start a new paragraph.',
+      'Marks that close nothing show as written, and generated pages leave their sentence out: **more. Close them, or take them out.',
+      'Web addresses that are not links show as plain text, and generated pages leave their sentence out: www.example.org. Write them as links: [words](https://…).',
+    ]) {
+      expect(said).toContain(words);
+    }
+    expect(
+      said.some((item) =>
+        item.startsWith(
+          "A link stays a link on a generated page only when it goes to one of that page's actions",
+        ),
+      ),
+    ).toBe(true);
+    const editor = page.getByRole('group', { name: 'Entry 1' });
+    await editor.getByText('Up to 10,000 characters.').waitFor();
+    await editor.getByText(`${HOSTILE_ENTRY.length} of 10,000 characters`).waitFor();
+
+    // Plain copy has nothing to warn of; over the limit is said before sending.
+    await editor.getByLabel('Text').fill('Audited twice a year.');
+    await expect.poll(() => changes.count()).toBe(0);
+    await editor.getByLabel('Text').fill('x'.repeat(10_005));
+    await editor.getByText('10,005 characters: 5 over the limit').waitFor();
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it('deletes an entry and then its topic, each after asking, and goes where a marketer expects', async () => {
+    const topic = await ok(api.post('/v0/topics', { title: 'Retired claims' }), 201);
+    const entry = (content: string, sortOrder: number) =>
+      ok(
+        api.post(`/v0/topics/${topic.topicId}/entries`, { content: { type: 'text', content }, sortOrder }),
+        201,
+      );
+    const kept = await entry('Audited twice a year.', 0);
+    await entry('Cuts empty shelves by half, guaranteed.', 1);
+    const { page, cspViolations } = await openConsole(browser, server.url);
+    await signIn(page, api.apiKey as string);
+    await goTo(page, `/topics/${topic.topicId}`);
+
+    const second = page.getByRole('article', { name: 'Entry 2' });
+    await second.getByRole('button', { name: 'Delete entry 2' }).click();
+    await second.getByText('Delete entry 2 for good? Pages already generated keep their copy.').waitFor();
+    await expect.poll(() => page.evaluate('document.activeElement.textContent')).toBe('Yes, delete');
+    await checkView(page, 'topic-entry-delete-asked', 'desktop');
+    await second.getByRole('button', { name: 'Keep it' }).click();
+    expect((await ok(api.get(`/v0/topics/${topic.topicId}`))).entries).toHaveLength(2);
+
+    await second.getByRole('button', { name: 'Delete entry 2' }).click();
+    await second.getByRole('button', { name: 'Yes, delete' }).click();
+    const deleted = page.getByRole('status').filter({ hasText: 'Entry 2 was deleted' });
+    await deleted.waitFor();
+    await expect
+      .poll(() => page.evaluate('document.activeElement.textContent'))
+      .toBe('Entry 2 was deleted; generation no longer draws on it.');
+    expect(await page.getByRole('article').count()).toBe(1);
+    expect((await ok(api.get(`/v0/topics/${topic.topicId}`))).entries).toEqual([kept]);
+
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page
+      .getByText(
+        'Delete this topic and its entry for good? Generation stops drawing on it at once; pages already generated keep their copy.',
+      )
+      .waitFor();
+    await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByRole('heading', { name: 'Topics', level: 1 }).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/console/topics');
+    await settle(page);
+    expect(await page.getByRole('link', { name: 'Retired claims' }).count()).toBe(0);
+    expect((await api.get(`/v0/topics/${topic.topicId}`)).status).toBe(404);
     expect(cspViolations).toEqual([]);
     await page.close();
   });
@@ -432,6 +594,11 @@ describe.skipIf(!hasChromium)('topics, names and live pages in the console', () 
         );
       await page.getByRole('region', { name: 'Preview of entry 1' }).locator('ol li').first().waitFor();
       await checkView(page, 'topic-entry-editor', viewport);
+
+      // The same editor, warning before saving what a page will show otherwise.
+      await page.getByRole('group', { name: 'Entry 1' }).getByLabel('Text').fill(HOSTILE_ENTRY);
+      await page.getByRole('region', { name: 'A page will show this differently' }).waitFor();
+      await checkView(page, 'topic-entry-warning', viewport);
       expect(cspViolations).toEqual([]);
       await page.close();
     }, 90_000);

@@ -10,8 +10,8 @@ export const VIEWPORTS = {
 } as const;
 export type ViewportName = keyof typeof VIEWPORTS;
 
-/** Where screenshots of every view go, to be looked at (not kept in the repository). */
-export const SHOTS = '/tmp/console-shots';
+/** Where screenshots of every view go (TAILOR_SHOTS, if set), to be looked at (not kept in the repository). */
+export const SHOTS = process.env.TAILOR_SHOTS ?? '/tmp/console-shots';
 
 const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 

@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_SAFE } from '../../src/http/schemas.ts';
+import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { Topic, TopicEntry, TopicList } from '../../src/resources/topics/schema.ts';
 import { topicsForBrand } from '../../src/resources/topics/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
+import { SAMPLE_PAGE } from '../helpers/pages.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, onPostgres, type Response, startServer, type TestServer } from '../helpers/server.ts';
 
@@ -192,6 +194,22 @@ describe('PATCH /v0/topics/{id}', () => {
     });
     expect(response.body.updatedAt > topic.updatedAt).toBe(true);
     expect(await getTopic(topic.topicId)).toEqual(response.body);
+  });
+
+  it('changes purpose and sortOrder, which moves the topic in the list', async () => {
+    const client = await server.newTenant();
+    const first = await createTopic({ title: 'First', sortOrder: 1 }, client);
+    const second = await createTopic({ title: 'Second', sortOrder: 2 }, client);
+    const response = await client.patch(`/v0/topics/${second.topicId}`, {
+      purpose: 'Now first',
+      sortOrder: 0,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ purpose: 'Now first', sortOrder: 0, title: 'Second' });
+    expect((await walk(client, '', 10)).map((topic) => topic.topicId)).toEqual([
+      second.topicId,
+      first.topicId,
+    ]);
   });
 
   it('makes a topic the default in place of the former one', async () => {
@@ -494,6 +512,206 @@ describe('PATCH /v0/topics/{id}/entries/{entryId}', () => {
       expect(response.status).toBe(404);
     }
     expect(await getTopic(theirs.topicId, other)).toEqual(before);
+  });
+});
+
+describe('DELETE /v0/topics/{id}', () => {
+  it('deletes the topic with its entries: 204 without a body, then 404 for both', async () => {
+    const topic = await createTopic({ title: 'Going' });
+    const entry = await addEntry(topic.topicId, { content: text('goes too') });
+    const response = await api.delete(`/v0/topics/${topic.topicId}`);
+    expect(response.status).toBe(204);
+    expect(response.body).toBe('');
+    expect((await api.get(`/v0/topics/${topic.topicId}`)).status).toBe(404);
+    expect((await api.get(entryUrl(topic.topicId, entry.topicEntryId))).status).toBe(404);
+    expect((await api.delete(`/v0/topics/${topic.topicId}`)).status).toBe(404);
+    const left = await anyTables(server.database)
+      .selectFrom('topic_entries')
+      .select('id')
+      .where('topic_id', '=', topic.topicId)
+      .execute();
+    expect(left).toEqual([]);
+  });
+
+  it('never leaves an entry behind when one is added while the topic is deleted', async () => {
+    for (let round = 0; round < 5; round++) {
+      const topic = await createTopic({ title: `Raced ${round}` });
+      const [added, deleted] = await Promise.all([
+        api.post(`/v0/topics/${topic.topicId}/entries`, { content: text('late') }),
+        api.delete(`/v0/topics/${topic.topicId}`),
+      ]);
+      expect([201, 404]).toContain(added.status);
+      expect(deleted.status).toBe(204);
+      const left = await anyTables(server.database)
+        .selectFrom('topic_entries')
+        .select('id')
+        .where('topic_id', '=', topic.topicId)
+        .execute();
+      expect(left).toEqual([]);
+    }
+  });
+
+  it('leaves the tenant without a default topic when the default is deleted', async () => {
+    const client = await server.newTenant();
+    const former = await createTopic({ title: 'Overview', isDefault: true }, client);
+    expect((await client.delete(`/v0/topics/${former.topicId}`)).status).toBe(204);
+    const rest = await walk(client, '', 100);
+    expect(rest).toEqual([]);
+    expect((await createTopic({ title: 'New overview', isDefault: true }, client)).isDefault).toBe(true);
+  });
+
+  it("is 404 for an unknown, malformed or another tenant's topic, which stays as it was", async () => {
+    const other = await server.newTenant();
+    const theirs = await createTopic({ title: 'Theirs' }, other);
+    await addEntry(theirs.topicId, { content: text('theirs') }, other);
+    const before = await getTopic(theirs.topicId, other);
+    for (const id of ['topic_00000000000000000000000000', 'x', theirs.topicId]) {
+      const response = await api.delete(`/v0/topics/${id}`);
+      expect(response.status).toBe(404);
+      expect(response.body.code).toBe('not_found');
+    }
+    expect(await getTopic(theirs.topicId, other)).toEqual(before);
+  });
+
+  it('is 403 for a read-only key, and the topic stays', async () => {
+    const topic = await createTopic({ title: 'Kept' });
+    const { apiKey } = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
+    const response = await api.as(apiKey).delete(`/v0/topics/${topic.topicId}`);
+    expect(response.status).toBe(403);
+    expect(response.body.code).toBe('forbidden');
+    expect(await getTopic(topic.topicId)).toEqual(topic);
+  });
+});
+
+describe('DELETE /v0/topics/{id}/entries/{entryId}', () => {
+  it("deletes the entry, 204, keeps the others and moves the topic's updatedAt", async () => {
+    const topic = await createTopic({ title: 'Trimmed' });
+    const gone = await addEntry(topic.topicId, { content: text('outdated claim') });
+    const kept = await addEntry(topic.topicId, { content: text('still true') });
+    const before = await getTopic(topic.topicId);
+    await pause();
+    const response = await api.delete(entryUrl(topic.topicId, gone.topicEntryId));
+    expect(response.status).toBe(204);
+    expect(response.body).toBe('');
+    const after = await getTopic(topic.topicId);
+    expect(after.entries).toEqual([kept]);
+    expect(after.updatedAt > before.updatedAt).toBe(true);
+    expect((await api.get(entryUrl(topic.topicId, gone.topicEntryId))).status).toBe(404);
+    expect((await api.delete(entryUrl(topic.topicId, gone.topicEntryId))).status).toBe(404);
+  });
+
+  it('is 404 for an entry of another topic, and both topics stay as they were', async () => {
+    const topic = await createTopic({ title: 'Owner' });
+    const otherTopic = await createTopic({ title: 'Bystander' });
+    const entry = await addEntry(topic.topicId, { content: text('owned') });
+    const before = [await getTopic(topic.topicId), await getTopic(otherTopic.topicId)];
+    const response = await api.delete(entryUrl(otherTopic.topicId, entry.topicEntryId));
+    expect(response.status).toBe(404);
+    expect(response.body.code).toBe('not_found');
+    expect([await getTopic(topic.topicId), await getTopic(otherTopic.topicId)]).toEqual(before);
+  });
+
+  it("is 404 for an unknown or malformed entry or topic, and for another tenant's entry", async () => {
+    const topic = await createTopic({ title: 'Known' });
+    const entry = await addEntry(topic.topicId, { content: text('known') });
+    const other = await server.newTenant();
+    const theirs = await createTopic({ title: 'Theirs' }, other);
+    const their = await addEntry(theirs.topicId, { content: text('theirs') }, other);
+    const before = [await getTopic(topic.topicId), await getTopic(theirs.topicId, other)];
+    for (const url of [
+      entryUrl(topic.topicId, 'topicentry_00000000000000000000000000'),
+      entryUrl(topic.topicId, 'x'),
+      entryUrl('topic_00000000000000000000000000', entry.topicEntryId),
+      entryUrl('x', entry.topicEntryId),
+      entryUrl(theirs.topicId, their.topicEntryId),
+      entryUrl(topic.topicId, their.topicEntryId),
+    ]) {
+      const response = await api.delete(url);
+      expect(response.status, url).toBe(404);
+      expect(response.body.code).toBe('not_found');
+    }
+    expect([await getTopic(topic.topicId), await getTopic(theirs.topicId, other)]).toEqual(before);
+  });
+
+  it('is 403 for a read-only key, and the entry stays', async () => {
+    const topic = await createTopic({ title: 'Guarded' });
+    const entry = await addEntry(topic.topicId, { content: text('guarded') });
+    const { apiKey } = await issueKey(anyTables(server.database), api.tenantId, { readOnly: true });
+    const response = await api.as(apiKey).delete(entryUrl(topic.topicId, entry.topicEntryId));
+    expect(response.status).toBe(403);
+    expect((await getTopic(topic.topicId)).entries).toEqual([entry]);
+  });
+});
+
+describe('deleted knowledge', () => {
+  /** Words no other text of the test has, each found only where its entry is. */
+  const OUTDATED = 'Zebrafruit shelf alerts cut empty shelves by nineteen percent.';
+  const STILL_TRUE = 'Quillberry forecasts tell each store what sells, week by week.';
+
+  it('is found by search no more', async () => {
+    const client = await server.newTenant();
+    const topic = await createTopic({ title: 'Shelves', purpose: 'About shelf alerts' }, client);
+    const entry = await addEntry(topic.topicId, { content: text(OUTDATED) }, client);
+    await addEntry(topic.topicId, { content: text(STILL_TRUE) }, client);
+    const other = await createTopic({ title: 'Forecasts', purpose: 'Zebrafruit of another kind' }, client);
+    expect(titles(await walk(client, 'zebrafruit shelf', 20))).toEqual(['Shelves']);
+
+    expect((await client.delete(entryUrl(topic.topicId, entry.topicEntryId))).status).toBe(204);
+    expect(await walk(client, 'zebrafruit shelf', 20)).toEqual([]);
+    expect(titles(await walk(client, 'quillberry', 20))).toEqual(['Shelves']);
+
+    expect((await client.delete(`/v0/topics/${topic.topicId}`)).status).toBe(204);
+    for (const query of ['quillberry', 'shelf alerts', 'shelves', 'qui']) {
+      expect(await walk(client, query, 20), query).toEqual([]);
+    }
+    expect(titles(await walk(client, 'zebrafruit', 20))).toEqual([other.title]);
+  });
+
+  it('stops feeding generation at once, a version queued before the delete included; generated ones keep their copy', async () => {
+    const client = await server.newTenant();
+    const topic = await createTopic({ title: 'Restock desk', brandIds: ['acme'] }, client);
+    const outdated = await addEntry(topic.topicId, { content: text(OUTDATED) }, client);
+    await addEntry(topic.topicId, { content: text(STILL_TRUE) }, client);
+    const page = await client.post('/v0/pages', {
+      ...SAMPLE_PAGE,
+      pageContext: 'Shelf alerts and forecasts for every store: fewer empty shelves, week by week.',
+    });
+    expect(page.status, JSON.stringify(page.body)).toBe(201);
+    const audiences = `/v0/pages/${page.body.pageId}/audiences`;
+    const audience = await client.post(audiences, {});
+    expect(audience.status, JSON.stringify(audience.body)).toBe(201);
+    const versionsUrl = `${audiences}/${audience.body.audienceId}/versions`;
+    /** The newest version, generated by then, with its copy. */
+    const newest = async () => {
+      const [version] = (await client.get(versionsUrl)).body.items;
+      expect(version.state).toBe('draft');
+      return { versionId: version.versionId, copy: JSON.stringify(version.content) };
+    };
+
+    await server.worker().drain();
+    const first = await newest();
+    expect(first.copy).toContain('Zebrafruit');
+    expect(first.copy).toContain('Quillberry');
+
+    // Queued while the entry still exists, generated after its delete.
+    expect((await client.post(versionsUrl)).status).toBe(201);
+    expect((await client.delete(entryUrl(topic.topicId, outdated.topicEntryId))).status).toBe(204);
+    await server.worker().drain();
+    const second = await newest();
+    expect(second.copy).not.toContain('Zebrafruit');
+    expect(second.copy).toContain('Quillberry');
+
+    expect((await client.post(versionsUrl)).status).toBe(201);
+    expect((await client.delete(`/v0/topics/${topic.topicId}`)).status).toBe(204);
+    await server.worker().drain();
+    const third = await newest();
+    expect(third.copy).not.toMatch(/Zebrafruit|Quillberry|Restock desk/);
+
+    // What was generated before stays as it was.
+    const kept = await client.get(`${versionsUrl}/${first.versionId}`);
+    expect(JSON.stringify(kept.body.content)).toBe(first.copy);
+    const preview = await client.get(`${versionsUrl}/${first.versionId}/preview`);
+    expect(preview.body).toContain('Zebrafruit');
   });
 });
 

@@ -506,7 +506,11 @@ export interface paths {
     get: operations['getTopic'];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete a topic
+     * @description Deletes the topic and its entries for good: generation no longer draws on them, from the next version generated on (queued ones included); versions already generated keep their copy. Deleting the default topic leaves the tenant without one.
+     */
+    delete: operations['deleteTopic'];
     options?: never;
     head?: never;
     /**
@@ -550,7 +554,11 @@ export interface paths {
     get: operations['getTopicEntry'];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete an entry of a topic
+     * @description Deletes the entry for good and moves the topic's updatedAt: generation no longer draws on it, from the next version generated on (queued ones included); versions already generated keep their copy. An entry of another topic is 404.
+     */
+    delete: operations['deleteTopicEntry'];
     options?: never;
     head?: never;
     /**
@@ -5128,6 +5136,40 @@ export interface operations {
       503: components['responses']['UnavailableRateLimited'];
     };
   };
+  deleteTopic: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        topic_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted: no body */
+      204: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
+    };
+  };
   updateTopic: {
     parameters: {
       query?: never;
@@ -5260,6 +5302,41 @@ export interface operations {
       401: components['responses']['UnauthorizedRateLimited'];
       404: components['responses']['NotFoundRateLimited'];
       408: components['responses']['RequestTimeout'];
+      414: components['responses']['UriTooLong'];
+      429: components['responses']['TooManyRequestsRateLimited'];
+      431: components['responses']['HeadersTooLarge'];
+      500: components['responses']['InternalErrorRateLimited'];
+      503: components['responses']['UnavailableRateLimited'];
+    };
+  };
+  deleteTopicEntry: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        topic_id: string;
+        topic_entry_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted: no body */
+      204: {
+        headers: {
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      400: components['responses']['BadRequestRateLimited'];
+      401: components['responses']['UnauthorizedRateLimited'];
+      403: components['responses']['ForbiddenRateLimited'];
+      404: components['responses']['NotFoundRateLimited'];
+      408: components['responses']['RequestTimeout'];
+      409: components['responses']['ConflictRateLimited'];
       414: components['responses']['UriTooLong'];
       429: components['responses']['TooManyRequestsRateLimited'];
       431: components['responses']['HeadersTooLarge'];

@@ -10,6 +10,7 @@ import {
   TopicEntryUpdate,
   TopicList,
   TopicParams,
+  TopicRemoved,
   TopicSearchQuery,
   TopicUpdate,
 } from './schema.ts';
@@ -18,6 +19,8 @@ import {
   createTopic,
   getTopic,
   getTopicEntry,
+  removeTopic,
+  removeTopicEntry,
   searchTopicItems,
   updateTopicEntry,
   updateTopicFields,
@@ -96,6 +99,25 @@ export async function topicRoutes(api: Api): Promise<void> {
     (request) => updateTopicFields(request.tenantDb, request.params.topic_id, request.body),
   );
 
+  api.delete(
+    '/v0/topics/:topic_id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteTopic',
+        summary: 'Delete a topic',
+        description:
+          'Deletes the topic and its entries for good: generation no longer draws on them, from the next version generated on (queued ones included); versions already generated keep their copy. Deleting the default topic leaves the tenant without one.',
+        params: TopicParams,
+        response: { 204: TopicRemoved },
+      },
+    },
+    async (request, reply) => {
+      await removeTopic(request.tenantDb, request.params.topic_id);
+      return reply.code(204).send(null);
+    },
+  );
+
   api.post(
     '/v0/topics/:topic_id/entries',
     {
@@ -154,5 +176,23 @@ export async function topicRoutes(api: Api): Promise<void> {
         request.params.topic_entry_id,
         request.body,
       ),
+  );
+  api.delete(
+    '/v0/topics/:topic_id/entries/:topic_entry_id',
+    {
+      schema: {
+        tags,
+        operationId: 'deleteTopicEntry',
+        summary: 'Delete an entry of a topic',
+        description:
+          "Deletes the entry for good and moves the topic's updatedAt: generation no longer draws on it, from the next version generated on (queued ones included); versions already generated keep their copy. An entry of another topic is 404.",
+        params: TopicEntryParams,
+        response: { 204: TopicRemoved },
+      },
+    },
+    async (request, reply) => {
+      await removeTopicEntry(request.tenantDb, request.params.topic_id, request.params.topic_entry_id);
+      return reply.code(204).send(null);
+    },
   );
 }

@@ -49,6 +49,7 @@ export const Topic = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
     entries: Type.Array(TopicEntry, {
+      maxItems: ENTRIES_PER_TOPIC,
       description: `Every entry of the topic (at most ${ENTRIES_PER_TOPIC}), by sortOrder, then newest first`,
     }),
   },
@@ -151,6 +152,9 @@ export const TopicEntryUpdate = Type.Object(
   },
 );
 export type TopicEntryUpdate = Static<typeof TopicEntryUpdate>;
+
+/** What a delete answers: 204, no body. */
+export const TopicRemoved = Type.Null({ description: 'Deleted: no body' });
 
 export const TopicSearchQuery = Type.Object({ ...PageQuery, query: SearchQuery });
 export const TopicList = PagedList(Topic, { title: 'TopicList' });

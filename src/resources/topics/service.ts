@@ -18,6 +18,8 @@ import {
   allTopics,
   clearDefaultTopic,
   countEntries,
+  deleteEntry,
+  deleteTopicWithEntries,
   entriesOf,
   findEntry,
   findTopic,
@@ -124,6 +126,18 @@ export async function getTopic(db: TenantDb, id: string): Promise<Topic> {
   return presentTopic(row, await entriesOf(db, [id]));
 }
 
+/**
+ * Deletes a topic with its entries, so that generation no longer draws on them; versions already
+ * generated keep their copy. Touching the topic first locks its row, so that an entry added at the
+ * same time either comes before (and is deleted with it) or finds no topic.
+ */
+export async function removeTopic(db: TenantDb, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (!(await touchTopic(tx, id, Date.now()))) throw notFound(`Topic ${id}`);
+    await deleteTopicWithEntries(tx, id);
+  });
+}
+
 /** Topics whose title, purpose or any entry's text contains `query`, by sortOrder, then newest first. */
 export async function searchTopicItems(
   db: TenantDb,
@@ -212,4 +226,13 @@ export async function updateTopicEntry(
     await touchTopic(tx, topicId, now);
   });
   return getTopicEntry(db, topicId, id);
+}
+
+/** Deletes an entry of the topic, whose updatedAt moves; generation no longer draws on it. */
+export async function removeTopicEntry(db: TenantDb, topicId: string, id: string): Promise<void> {
+  await db.transaction(async (tx) => {
+    if (!(await touchTopic(tx, topicId, Date.now())) || !(await deleteEntry(tx, topicId, id))) {
+      throw notFound(`Entry ${id} of topic ${topicId}`);
+    }
+  });
 }

@@ -72,6 +72,13 @@ export async function touchTopic(db: TenantDb<TopicsTables>, id: string, at: num
   return result.numUpdatedRows > 0n;
 }
 
+/** Deletes the topic and its entries; false when there is no such topic. */
+export async function deleteTopicWithEntries(db: TenantDb<TopicsTables>, id: string): Promise<boolean> {
+  await db.deleteFrom('topic_entries').where('topic_id', '=', id).execute();
+  const result = await db.deleteFrom('topics').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
 export function allTopics(db: TenantDb<TopicsTables>): Promise<TopicRow[]> {
   return inListOrder(db.selectFrom('topics').select(TOPIC_COLUMNS)).execute();
 }
@@ -129,6 +136,16 @@ export async function updateEntry(
   changes: TopicEntryChanges,
 ): Promise<void> {
   await db.updateTable('topic_entries').set(changes).where('id', '=', id).execute();
+}
+
+/** Deletes one entry of the topic; false when the topic has no such entry. */
+export async function deleteEntry(db: TenantDb<TopicsTables>, topicId: string, id: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('topic_entries')
+    .where('topic_id', '=', topicId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }
 
 /** The entries of the given topics, in list order (grouped by topic, the order within each holds). */

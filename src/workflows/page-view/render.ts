@@ -1,8 +1,9 @@
-import { type PageMetadata, SAFE_URL } from '../../http/page-metadata.ts';
+import type { PageMetadata } from '../../http/page-metadata.ts';
 import type { ActionCardWidget, FooterLinkGroup } from '../../resources/pages/schema.ts';
 import type { Arm } from '../../resources/sessions/arm.ts';
 import { type Html, html, type Part, raw } from '../../shared/html.ts';
-import { markdownHtml } from '../personalization/markdown.ts';
+import { renderMarkdown } from '../../shared/markdown-html.ts';
+import { isSafeLink } from '../../shared/safe-url.ts';
 import type { ImageRefs, ImageUrls } from './images.ts';
 import type { PageShown } from './service.ts';
 import { PAGE_STYLES } from './styles.ts';
@@ -34,7 +35,6 @@ interface ShownAction {
 const FORM_ANCHOR = '#tailor-form';
 const FORM_ACTION_TYPE = 'form';
 const DEFAULT_INSTRUCTIONS = 'Tell us a little about yourself and we will get back to you shortly.';
-const SAFE_URL_PATTERN = new RegExp(SAFE_URL.pattern);
 const HEX_COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 /** The most luminance an accent may have and still carry white button text legibly (contrast 3:1). */
 const MAX_ACCENT_LUMINANCE = 0.3;
@@ -72,7 +72,7 @@ export function imageRefsOf(view: PageShown): ImageRefs {
  * not, so every URL is checked again here: nothing but http(s), mailto:, tel:, paths and fragments.
  */
 function linkTarget(url: string | undefined): string | undefined {
-  return url && SAFE_URL_PATTERN.test(url) ? url : undefined;
+  return url !== undefined && isSafeLink(url) ? url : undefined;
 }
 
 function luminance(hex: string): number {
@@ -189,9 +189,9 @@ function paragraphs(text: string): Html[] {
     );
 }
 
-/** Copy in the safe markdown subset; a link that is not a safe URL shows as its text. */
+/** Copy in the safe markdown subset, as every preview shows it; a link that is not a safe URL shows as its text. */
 function copy(markdown: string): Html {
-  return raw(markdownHtml(markdown, (href) => linkTarget(href) !== undefined));
+  return raw(renderMarkdown(markdown).html);
 }
 
 function sections(view: PageShown): Html | undefined {

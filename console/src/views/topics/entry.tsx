@@ -1,11 +1,15 @@
 import type { TopicEntry } from '@tailor/client';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
+import { fieldRule, useApiSchemas } from '../../api-rules.ts';
+import { ConfirmButton } from '../../components/confirm.tsx';
 import { Time } from '../../components/format.tsx';
 import { type Choice, Field, Select, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
-import { Markdown } from '../../components/markdown.tsx';
+import { Markdown, MarkdownHtml, useRenderedMarkdown } from '../../components/markdown.tsx';
+import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction } from '../../hooks.ts';
 import { useSession, Writable } from '../../session.tsx';
+import { PageChanges } from './page-changes.tsx';
 
 type Format = TopicEntry['content']['type'];
 
@@ -22,10 +26,37 @@ interface EntryFormProps {
   onCancel?: () => void;
 }
 
-/** An entry's text, format and order, beside a live preview of the text as a page shows it. */
+/** How long an entry's text may be, as the API's schema says; undefined until it is read. */
+function useTextLimit(): number | undefined {
+  return fieldRule(useApiSchemas(), 'TopicEntryCreate', 'content/content')?.maxLength;
+}
+
+/** The text's length against its limit, under the text box: over it, said as the error it would be. */
+function Length({ text, limit }: { text: string; limit: number | undefined }) {
+  if (limit === undefined) return null;
+  const over = text.length - limit;
+  if (over > 0)
+    return (
+      <span class="field-error">
+        {text.length.toLocaleString()} characters: {over.toLocaleString()} over the limit
+      </span>
+    );
+  return (
+    <span class="hint">
+      {text.length.toLocaleString()} of {limit.toLocaleString()} characters
+    </span>
+  );
+}
+
+/**
+ * An entry's text, format and order, beside a live preview of the text as a page shows it and, before
+ * it is saved, what a page will leave out or show otherwise.
+ */
 export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps) {
   const { client } = useSession();
   const [text, setText] = useState(entry?.entry.content.content ?? '');
+  const rendered = useRenderedMarkdown(text);
+  const limit = useTextLimit();
   const [type, setType] = useState<Format>(entry?.entry.content.type ?? 'markdown');
   const [sortOrder, setSortOrder] = useState(String(entry?.entry.sortOrder ?? 0));
   const box = useRef<HTMLDivElement>(null);
@@ -63,9 +94,14 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
               label="Text"
               name="content/content"
               failure={save.failure}
-              hint="Paragraphs (a blank line between), lists (- or 1.), **bold**, *italic*, [links](https://…)"
+              hint={`${limit ? `Up to ${limit.toLocaleString()} characters. ` : ''}Paragraphs (a blank line between), lists (- or 1.), **bold**, *italic*, [links](https://…)`}
             >
-              {(control) => <TextArea {...control} required value={text} onValue={setText} />}
+              {(control) => (
+                <>
+                  <TextArea {...control} required value={text} onValue={setText} />
+                  <Length text={text} limit={limit} />
+                </>
+              )}
             </Field>
             <div class="row">
               <Field
@@ -96,11 +132,12 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
             </h3>
             <div class="preview-box">
               {text.trim() ? (
-                <Markdown source={text} />
+                <MarkdownHtml rendered={rendered} />
               ) : (
                 <p class="muted">The text shows here as you type.</p>
               )}
             </div>
+            {rendered && <PageChanges rendered={rendered} />}
           </section>
         </fieldset>
         <div class="actions">
@@ -118,18 +155,21 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
   );
 }
 
-/** An entry as a page shows it, with its format and order; editable in place. */
+/** An entry as a page shows it, with its format and order; editable in place, and deletable. */
 export function EntryCard({
   topicId,
   entry,
   number,
   onSaved,
+  onDeleted,
 }: {
   topicId: string;
   entry: TopicEntry;
   number: number;
   onSaved: () => void;
+  onDeleted: () => void;
 }) {
+  const { client } = useSession();
   const [editing, setEditing] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
   const wasEditing = useRef(false);
@@ -138,6 +178,11 @@ export function EntryCard({
     if (wasEditing.current && !editing) editButton.current?.focus();
     wasEditing.current = editing;
   }, [editing]);
+  const remove = useAction(async () => {
+    const path = { topic_id: topicId, topic_entry_id: entry.topicEntryId };
+    await unwrap(client.DELETE('/v0/topics/{topic_id}/entries/{topic_entry_id}', { params: { path } }));
+    onDeleted();
+  });
   if (editing)
     return (
       <div class="card">
@@ -160,11 +205,21 @@ export function EntryCard({
           {entry.content.type} · order {entry.sortOrder} · updated <Time at={entry.updatedAt} />
         </span>
         <Writable>
-          <button type="button" ref={editButton} onClick={() => setEditing(true)}>
-            Edit entry {number}
-          </button>
+          <span class="actions">
+            <button type="button" ref={editButton} onClick={() => setEditing(true)}>
+              Edit entry {number}
+            </button>
+            <ConfirmButton
+              label={`Delete entry ${number}`}
+              question={`Delete entry ${number} for good? Pages already generated keep their copy.`}
+              confirm="Yes, delete"
+              pending={remove.pending}
+              onConfirm={remove.run}
+            />
+          </span>
         </Writable>
       </div>
+      <ProblemMessage failure={remove.failure} />
     </article>
   );
 }

@@ -1,6 +1,7 @@
 import type { Brand, Topic, TopicCreate } from '@tailor/client';
 import { useId, useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
+import { fieldRule, useApiSchemas } from '../../api-rules.ts';
 import { Checkbox, Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
 import { useBrands } from '../brands/names.tsx';
 
@@ -131,9 +132,19 @@ interface TopicFormProps {
   onSubmit: (draft: TopicDraft) => void;
 }
 
+/** " Up to 255 characters." for a field of TopicCreate, as the API's schema says; '' until it is read. */
+function useLengthLimits(): (field: keyof TopicCreate) => string {
+  const schemas = useApiSchemas();
+  return (field) => {
+    const limit = fieldRule(schemas, 'TopicCreate', field)?.maxLength;
+    return limit === undefined ? '' : ` Up to ${limit.toLocaleString()} characters.`;
+  };
+}
+
 export function TopicForm({ initial, submitLabel, failure, pending, onSubmit }: TopicFormProps) {
   const [draft, setDraft] = useState(initial);
   const brands = useBrands();
+  const upTo = useLengthLimits();
   const set = (changes: Partial<TopicDraft>) => setDraft((current) => ({ ...current, ...changes }));
   // An error may name the list or one of its items (/body/brandIds/2).
   const brandsError = failure?.errors?.find((error) => error.path.startsWith('/body/brandIds'))?.message;
@@ -145,7 +156,7 @@ export function TopicForm({ initial, submitLabel, failure, pending, onSubmit }: 
             label="Title"
             name="title"
             failure={failure}
-            hint="What the knowledge is: Pricing, Security…"
+            hint={`What the knowledge is: Pricing, Security…${upTo('title')}`}
           >
             {(control) => (
               <TextInput {...control} required value={draft.title} onValue={(title) => set({ title })} />
@@ -173,7 +184,7 @@ export function TopicForm({ initial, submitLabel, failure, pending, onSubmit }: 
           label="Purpose"
           name="purpose"
           failure={failure}
-          hint="What it is about and when generation should draw on it"
+          hint={`What it is about and when generation should draw on it.${upTo('purpose')}`}
         >
           {(control) => (
             <TextArea {...control} value={draft.purpose} onValue={(purpose) => set({ purpose })} />
