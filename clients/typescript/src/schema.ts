@@ -1423,9 +1423,15 @@ export interface components {
       /** @description Canonical domain: lowercase, no scheme, port, path or leading www., punycode */
       domain: string;
       name: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description The latest session, form submission or log entry of a linked person */
       latestActivityAt: string | null;
@@ -1444,9 +1450,15 @@ export interface components {
       /** @description Canonical domain: lowercase, no scheme, port, path or leading www., punycode */
       domain: string;
       name: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description The latest session, form submission or log entry of a linked person */
       latestActivityAt: string | null;
@@ -1461,9 +1473,15 @@ export interface components {
       /** @description Canonical domain: lowercase, no scheme, port, path or leading www., punycode */
       domain: string;
       name: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description The latest session, form submission or log entry of a linked person */
       latestActivityAt: string | null;
@@ -1519,9 +1537,15 @@ export interface components {
        * @enum {unknown}
        */
       lifecycleState: 'active' | 'trashed' | 'deleted';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       trashedAt: string | null;
       deletedAt: string | null;
@@ -1609,13 +1633,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1623,10 +1653,16 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       };
@@ -1648,13 +1684,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1662,14 +1704,23 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       };
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       archivedAt: string | null;
     };
@@ -1727,13 +1778,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1741,10 +1798,16 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       } | null;
@@ -1849,13 +1912,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1863,10 +1932,16 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       } | null;
@@ -1885,19 +1960,40 @@ export interface components {
       supplementaryContext: string;
       /** @description Processing start minus queuedAt; 0 until processing starts */
       queueDurationMs: number;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       becameDraftAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       queuedAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       publishedAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       cancelledAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       obsoleteAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       archivedAt?: string;
     };
     /** AudienceVersionContent */
@@ -1912,7 +2008,10 @@ export interface components {
         actionId: string;
         buttonTitle: string;
         purpose: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         url: string;
       }[];
       metadata: {
@@ -1933,13 +2032,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1947,10 +2052,16 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       };
@@ -1991,19 +2102,40 @@ export interface components {
       supplementaryContext: string;
       /** @description Processing start minus queuedAt; 0 until processing starts */
       queueDurationMs: number;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       becameDraftAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       queuedAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       publishedAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       cancelledAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       obsoleteAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       archivedAt?: string;
       /** @enum {unknown} */
       state: 'queued' | 'processing' | 'pending' | 'draft' | 'published' | 'cancelled';
@@ -2026,9 +2158,15 @@ export interface components {
       };
       voice: string | null;
       footerText: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** BrandDeleted */
@@ -2041,14 +2179,23 @@ export interface components {
     BrandInput: {
       /** @description Shown in the header and footer of its pages */
       name: string;
-      /** @description An absolute http(s) URL */
+      /**
+       * @description An absolute http(s) URL such as https://acme.com
+       * @example https://acme.com
+       */
       website?: string;
       /** @description An active image asset of your tenant, shown in the header */
       logoAssetId?: string;
       colors?: {
-        /** @description Buttons and links; #rrggbb */
+        /**
+         * @description A colour such as #3730a3: "#" and six hexadecimal digits (0-9, a-f). Buttons and links
+         * @example #3730a3
+         */
         primary?: string;
-        /** @description Highlights; #rrggbb */
+        /**
+         * @description A colour such as #3730a3: "#" and six hexadecimal digits (0-9, a-f). Highlights
+         * @example #3730a3
+         */
         accent?: string;
       };
       /** @description Tone, and words to use or avoid: generation follows it ("Avoid: synergy, leverage") */
@@ -2116,7 +2263,10 @@ export interface components {
       size: number;
       /** @description Lowercase hex SHA-256 of the bytes */
       sha256: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       /** @description When the file was given up (its last asset was purged); its bytes are then removed */
       deletedAt: string | null;
@@ -2158,7 +2308,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'form.enriched';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['FormEnrichedData'];
     };
@@ -2174,7 +2327,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'form.enrichment_failed';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['FormEnrichmentFailedData'];
     };
@@ -2209,21 +2365,30 @@ export interface components {
       fields: {
         [key: string]: string;
       };
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       submittedAt: string;
       enrichment: components['schemas']['FormSubmissionEnrichment'];
     };
     /** FormSubmissionAccepted */
     FormSubmissionAccepted: {
       formSubmissionId: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       submittedAt: string;
     };
     /** FormSubmissionCreate */
     FormSubmissionCreate: {
       /** @description The signed token of the public page the form is on; names the tenant, page, audience and link */
       token: string;
-      /** @description The visitor's session id, as reported to /v0/public/events; the session counts the submission */
+      /**
+       * @description A session id such as 5d1c7a2e-9b1f-4c3e: 8 to 64 letters, digits or '-'. The visitor's session id, as reported to /v0/public/events; the session counts the submission
+       * @example 5d1c7a2e-9b1f-4c3e
+       */
       sessionId?: string;
       /** @description The address to enrich. When omitted, `fields.email` is used. Not checked here: an address that is not valid makes enrichment fail with `invalid_email` */
       email?: string;
@@ -2266,7 +2431,10 @@ export interface components {
       fields: {
         [key: string]: string;
       };
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       submittedAt: string;
     };
     /** FormSubmittedEvent */
@@ -2275,7 +2443,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'form.submitted';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['FormSubmittedData'];
     };
@@ -2323,13 +2494,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -2337,17 +2514,29 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       };
       audiencesCount: number;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       archivedAt: string | null;
       deletedAt: string | null;
@@ -2355,12 +2544,18 @@ export interface components {
     /** PageCreate */
     PageCreate: {
       actions: {
-        /** @description 1-64 letters, digits, _ or - */
+        /**
+         * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+         * @example book-a-demo
+         */
         actionId?: string;
         purpose?: string;
         buttonTitle: string;
         actionType: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         url?: string;
       }[];
       actionCardWidgets: {
@@ -2371,7 +2566,10 @@ export interface components {
           /** @description Give a url, an image fileId or an assetId of your tenant */
           image: {
             altText?: string;
-            /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+            /**
+             * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+             * @example https://acme.com/demo
+             */
             url?: string;
             fileId?: string;
             assetId?: string;
@@ -2394,14 +2592,23 @@ export interface components {
         description?: string;
       }[];
       footerLinks?: {
-        /** @description 1-64 letters, digits, _ or - */
+        /**
+         * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+         * @example book-a-demo
+         */
         id?: string;
         title?: string;
         links?: {
-          /** @description 1-64 letters, digits, _ or - */
+          /**
+           * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+           * @example book-a-demo
+           */
           id?: string;
           text: string;
-          /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+          /**
+           * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+           * @example https://acme.com/demo
+           */
           url: string;
         }[];
       }[];
@@ -2425,13 +2632,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -2454,15 +2667,24 @@ export interface components {
       };
       /** @description Where visitors open the link: on the pages origin or its tenant domain. Null once the link is deleted. */
       url: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       deletedAt: string | null;
     };
     /** PageLinkCreate */
     PageLinkCreate: {
-      /** @description Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0 */
+      /**
+       * @description A path such as /platform/tom-becker: slashes, each followed by lowercase letters, digits, '.', '_', '~' or '-' (a part may not be '.' or '..'); capitals are lowercased. Unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0
+       * @example /platform/tom-becker
+       */
       path: string;
       target: {
         /**
@@ -2484,7 +2706,10 @@ export interface components {
     };
     /** PageLinkUpdate */
     PageLinkUpdate: {
-      /** @description Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0 */
+      /**
+       * @description A path such as /platform/tom-becker: slashes, each followed by lowercase letters, digits, '.', '_', '~' or '-' (a part may not be '.' or '..'); capitals are lowercased. Unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0
+       * @example /platform/tom-becker
+       */
       path?: string;
       target?: {
         /**
@@ -2531,12 +2756,18 @@ export interface components {
     /** PageUpdate */
     PageUpdate: {
       actions?: {
-        /** @description 1-64 letters, digits, _ or - */
+        /**
+         * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+         * @example book-a-demo
+         */
         actionId?: string;
         purpose?: string;
         buttonTitle: string;
         actionType: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         url?: string;
       }[];
       actionCardWidgets?: {
@@ -2547,7 +2778,10 @@ export interface components {
           /** @description Give a url, an image fileId or an assetId of your tenant */
           image: {
             altText?: string;
-            /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+            /**
+             * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+             * @example https://acme.com/demo
+             */
             url?: string;
             fileId?: string;
             assetId?: string;
@@ -2567,14 +2801,23 @@ export interface components {
       }[];
       footerLinks?:
         | {
-            /** @description 1-64 letters, digits, _ or - */
+            /**
+             * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+             * @example book-a-demo
+             */
             id?: string;
             title?: string;
             links?: {
-              /** @description 1-64 letters, digits, _ or - */
+              /**
+               * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+               * @example book-a-demo
+               */
               id?: string;
               text: string;
-              /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+              /**
+               * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+               * @example https://acme.com/demo
+               */
               url: string;
             }[];
           }[]
@@ -2598,13 +2841,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -2620,7 +2869,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'page.version.created';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['VersionEventData'];
     };
@@ -2630,7 +2882,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'page.version.processed';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['VersionEventData'];
     };
@@ -2640,7 +2895,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'page.version.published';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['VersionEventData'];
     };
@@ -2667,9 +2925,15 @@ export interface components {
       slug: string;
       phoneNumber: string | null;
       linkedinProfileUrl: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** PersonCreate */
@@ -2682,9 +2946,15 @@ export interface components {
       email?: string;
       /** @description Canonicalized like an account domain; links the person to that account */
       domain?: string;
-      /** @description E.164, e.g. +14155550100 */
+      /**
+       * @description A phone number in international form (E.164) such as +14155550100: "+", the country code and the number, at most 15 digits, no spaces
+       * @example +14155550100
+       */
       phoneNumber?: string;
-      /** @description An absolute http(s) URL */
+      /**
+       * @description An absolute http(s) URL such as https://acme.com
+       * @example https://acme.com
+       */
       linkedinProfileUrl?: string;
     };
     /** PersonDeleted */
@@ -2710,9 +2980,15 @@ export interface components {
       /** @description Who wrote the text. user: a client of the API (a note); service: Tailor, in its own words; visitor: an anonymous visitor of a public page (a form's fields, in the entry of its submission). A visitor's words never guide generation; the other entries do. */
       source: 'user' | 'service' | 'visitor';
       text: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** PersonLogCreate */
@@ -2814,7 +3090,10 @@ export interface components {
     SessionEventBatch: {
       /** @description The page's signed token */
       token: string;
-      /** @description The visitor's session id */
+      /**
+       * @description A session id such as 5d1c7a2e-9b1f-4c3e: 8 to 64 letters, digits or '-'. The visitor's session id
+       * @example 5d1c7a2e-9b1f-4c3e
+       */
       sessionId: string;
       events: components['schemas']['SessionEvent'][];
     };
@@ -2830,14 +3109,23 @@ export interface components {
     TenantDomain: {
       tenantDomainId: string;
       hostname: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** TenantDomainCreate */
     TenantDomainCreate: {
-      /** @description A lowercase DNS name of two labels or more, such as go.acme.com, the last starting with a letter: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused. */
+      /**
+       * @description A hostname such as go.acme.com: two labels or more of lowercase letters, digits and '-', separated by dots, the last starting with a letter; no IP address, port or trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused.
+       * @example go.acme.com
+       */
       hostname: string;
     };
     /** TenantDomainList */
@@ -2859,9 +3147,15 @@ export interface components {
       isDefault: boolean;
       /** @description The brands whose pages may draw on the topic; [] (the default) means every brand. Generation never draws on a topic of another brand */
       brandIds: string[];
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description Every entry of the topic (at most 100), by sortOrder, then newest first */
       entries: components['schemas']['TopicEntry'][];
@@ -2898,9 +3192,15 @@ export interface components {
         type: 'text' | 'markdown';
         content: string;
       };
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** TopicEntryCreate */
@@ -2971,9 +3271,15 @@ export interface components {
       lastError: string | null;
       /** @description When the next attempt is due; null once finished */
       nextAttemptAt: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       deliveredAt: string | null;
     };
@@ -2993,16 +3299,23 @@ export interface components {
       /** @description The event kinds to receive; null means every kind, [] none */
       events: components['schemas']['EventKind'][] | null;
       active: boolean;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** WebhookSubscriptionCreate */
     WebhookSubscriptionCreate: {
       /**
        * Format: uri
-       * @description Absolute http(s) URL without credentials, on a public address
+       * @description An http(s) URL such as https://hooks.acme.com/tailor, without credentials, on a public address
+       * @example https://hooks.acme.com/tailor
        */
       url: string;
       /** @description The event kinds to receive; null means every kind, [] none */
@@ -3028,7 +3341,8 @@ export interface components {
     WebhookSubscriptionUpdate: {
       /**
        * Format: uri
-       * @description Absolute http(s) URL without credentials, on a public address
+       * @description An http(s) URL such as https://hooks.acme.com/tailor, without credentials, on a public address
+       * @example https://hooks.acme.com/tailor
        */
       url?: string;
       /** @description The event kinds to receive; null means every kind, [] none */
@@ -3043,9 +3357,15 @@ export interface components {
       /** @description The event kinds to receive; null means every kind, [] none */
       events: components['schemas']['EventKind'][] | null;
       active: boolean;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description whsec_…: shown only here; verify signatures with it. In a replay of this answer to a retry with the same Idempotency-Key it is masked: whsec_ followed by asterisks. */
       secret: string;
@@ -3061,7 +3381,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'webhook.test';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['WebhookTestData'];
     };
@@ -3821,7 +4144,10 @@ export interface operations {
         limit?: number;
         /** @description Case-insensitive substring match; empty means no filter */
         query?: string;
-        /** @description true or 1: only accounts with no linked person; false or 0 (the default): every account */
+        /**
+         * @description A flag such as true: true, false, 1 or 0. true or 1: only accounts with no linked person; false or 0 (the default): every account
+         * @example true
+         */
         includeEmptyOnly?: string;
       };
       header?: never;
@@ -4867,7 +5193,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The page's brandId: 1-64 letters, digits, '.', '_' or '-' */
+        /**
+         * @description A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-'. The pages' brandId
+         * @example acme-retail
+         */
         brand_id: string;
       };
       cookie?: never;
@@ -6086,9 +6415,15 @@ export interface operations {
         /** @description nextCursor of the previous page */
         cursor?: string;
         limit?: number;
-        /** @description Only the audiences made for this person */
+        /**
+         * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the audiences made for this person
+         * @example person_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         personId?: string;
-        /** @description Only the audiences made for this account as a whole (not those for one of its persons) */
+        /**
+         * @description An account id such as account_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the audiences made for this account as a whole (not those for one of its persons)
+         * @example account_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         accountId?: string;
       };
       header?: never;
@@ -6921,9 +7256,15 @@ export interface operations {
         /** @description nextCursor of the previous page */
         cursor?: string;
         limit?: number;
-        /** @description Only the submissions made on this page */
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the submissions made on this page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         pageId?: string;
-        /** @description Only the submissions made on this audience's page links */
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the submissions made on this audience's page links
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audienceId?: string;
         /** @description Only the submissions in this enrichment state */
         enrichment?: 'pending' | 'enriched' | 'failed';
