@@ -169,6 +169,19 @@ describe('conflicts name what exists', () => {
     expect(taken.status).toBe(409);
     expect(taken.body.detail).toContain(link.pageLinkId);
   });
+
+  it("never names another tenant's thing", async () => {
+    const other = await server.newTenant();
+    expect((await other.post('/v0/tenant_domains', { hostname: 'go.umbrella.example' })).status).toBe(201);
+    const held = await api.post('/v0/tenant_domains', { hostname: 'go.umbrella.example' });
+    expect(held.status).toBe(409);
+    expect(held.body.detail).toBe('The hostname go.umbrella.example is already held');
+    // Persons' emails are unique per tenant: the same email is no conflict in another tenant.
+    await api.post('/v0/persons', { name: 'Kim', email: 'kim@umbrella.example' });
+    expect((await other.post('/v0/persons', { name: 'Kim', email: 'kim@umbrella.example' })).status).toBe(
+      201,
+    );
+  });
 });
 
 interface Parameter {

@@ -39,12 +39,17 @@ async function named(client: TailorClient, id: string): Promise<Named> {
   return { name: topic.title, href: `/topics/${id}` };
 }
 
-/** A thing by its name, linked to its view; its id while the name is read or when it cannot be. */
+/** Said while a name is read; the id itself once it cannot be (gone since, or not this key's). */
+function Unnamed({ id, loading }: { id: string; loading: boolean }) {
+  return loading ? <span class="muted">…</span> : <code>{id}</code>;
+}
+
+/** A thing by its name, linked to its view. */
 function NamedLink({ id }: { id: string }) {
   const { client } = useSession();
   const thing = useLoad(() => named(client, id), [id]);
   if (thing.data) return <Link href={thing.data.href}>{thing.data.name}</Link>;
-  return <code>{id}</code>;
+  return <Unnamed id={id} loading={thing.loading} />;
 }
 
 /** A page link by its path, linked to the audience it serves (whose view lists its links). */
@@ -54,7 +59,7 @@ function PageLinkLink({ id }: { id: string }) {
     () => unwrap(client.GET('/v0/page_links/{page_link_id}', path('page_link_id', id))),
     [id],
   );
-  if (!link.data) return <code>{id}</code>;
+  if (!link.data) return <Unnamed id={id} loading={link.loading} />;
   return <PageLinkOf link={link.data} />;
 }
 
