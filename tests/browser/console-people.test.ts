@@ -136,7 +136,7 @@ describe.skipIf(!hasChromium)('the console for people in Chromium', () => {
         );
       expect(await page.getByLabel('Phone number').getAttribute('aria-invalid')).toBe('true');
       expect(await outcomeOf(page, 'Create the person').textContent()).toBe(
-        'Not saved. Correct the field marked above.',
+        'Not saved. Correct the field marked.',
       );
       // Nothing is said twice: the field has the words, the button the outcome, the top nothing.
       expect(await page.locator('.problem').count()).toBe(0);
@@ -181,6 +181,7 @@ describe.skipIf(!hasChromium)('the console for people in Chromium', () => {
     await expect
       .poll(() => field(page, 'Link path').locator('.field-error').textContent())
       .toMatch(/^must be a path such as \/platform\/tom-becker: /);
+    await shoot(page, 'link-path-error', 'desktop');
 
     await page.getByLabel('Link path').fill('/Platform/Tom-Becker');
     await page.getByRole('button', { name: 'Create link' }).click();
@@ -218,6 +219,7 @@ describe.skipIf(!hasChromium)('the console for people in Chromium', () => {
       .poll(() => outcome.textContent())
       .toBe('Not uploaded: big.png is 12 MiB: the largest file is 10 MiB.');
     expect(await input.getAttribute('aria-invalid')).toBe('true');
+    await shoot(page, 'upload-refused', 'desktop');
     await input.setInputFiles({
       name: 'brochure.pdf',
       mimeType: 'application/pdf',

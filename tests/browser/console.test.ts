@@ -188,7 +188,7 @@ describe.skipIf(!hasChromium)('the console in Chromium', () => {
     await page.getByLabel('URL').fill('javascript:alert(1)');
     await page.getByRole('button', { name: 'Create the page' }).click();
     const outcome = page.locator('button:text-is("Create the page") + [role="status"]');
-    await expect.poll(() => outcome.textContent()).toBe('Not saved. Correct the field marked above.');
+    await expect.poll(() => outcome.textContent()).toBe('Not saved. Correct the field marked.');
     const url = page.getByLabel('URL');
     expect(await url.getAttribute('aria-invalid')).toBe('true');
     const describedBy = (await url.getAttribute('aria-describedby')) ?? '';

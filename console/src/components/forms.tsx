@@ -372,7 +372,7 @@ function Outcome({ form }: { form: FormState }) {
     );
   }
   const marked = errors.filter((error) => form.registry.isShown(error.path)).length;
-  const fields = marked === 1 ? 'the field marked above' : `the ${marked} fields marked above`;
+  const fields = marked === 1 ? 'the field marked' : `the ${marked} fields marked`;
   return (
     <span class="failed">
       Not saved. {marked === errors.length ? `Correct ${fields}.` : 'See what to correct above.'}
