@@ -96,6 +96,14 @@ describe.skipIf(!hasChromium)('the console for people in Chromium', () => {
     expect(describedBy.split(' ')).toContain(await phone.getAttribute('id'));
     expect(await page.getByLabel('Phone number').inputValue()).toBe('');
 
+    await goTo(page, '/pages/new');
+    await expect
+      .poll(() => field(page, 'URL').locator('.limits').textContent())
+      .toMatch(/^A link such as https:\/\/acme\.com\/demo: /);
+    // A list of choices is its own limit: nothing is said under it.
+    expect(await field(page, 'Header button').locator('.limits').count()).toBe(0);
+    await shoot(page, 'page-form-limits', 'desktop');
+
     await goTo(page, `/pages/${site.pageId}/audiences/new`);
     await expect
       .poll(() => field(page, 'Holdout (%)').locator('.limits').textContent())

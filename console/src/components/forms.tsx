@@ -96,6 +96,8 @@ interface FieldProps {
   name: string;
   failure?: Failure | null;
   hint?: ComponentChildren;
+  /** State the schema's limits under the label (false for a control whose choices are its limits, a select). */
+  limits?: boolean;
   children: (control: ControlProps) => JSX.Element;
 }
 
@@ -107,10 +109,11 @@ export interface ControlProps {
   'aria-describedby'?: string;
 }
 
-export function Field({ label, name, failure, hint, children }: FieldProps) {
+export function Field({ label, name, failure, hint, limits: stated = true, children }: FieldProps) {
   const id = useId();
   const error = useFieldError(name, failure);
-  const limits = useLimits(name);
+  const rules = useLimits(name);
+  const limits = stated ? rules : [];
   const describedBy = [
     hint ? `${id}-hint` : '',
     limits.length ? `${id}-limits` : '',

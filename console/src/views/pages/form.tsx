@@ -187,7 +187,7 @@ export function PageForm({ initial, operation, submitLabel, failure, pending, on
               <TextInput {...control} required value={draft.name} onValue={(name) => set({ name })} />
             )}
           </Field>
-          <Field label="Type" name="pageType">
+          <Field label="Type" name="pageType" limits={false}>
             {(control) => (
               <Select
                 {...control}
@@ -271,7 +271,7 @@ export function PageForm({ initial, operation, submitLabel, failure, pending, on
                 />
               )}
             </Field>
-            <Field label="Kind" name={`actions/${index}/actionType`}>
+            <Field label="Kind" name={`actions/${index}/actionType`} limits={false}>
               {(control) => (
                 <Select
                   {...control}
@@ -299,7 +299,12 @@ export function PageForm({ initial, operation, submitLabel, failure, pending, on
         )}
       </Rows>
       <div class="card">
-        <Field label="Header button" name="headerActionId" hint="The action shown in the header">
+        <Field
+          label="Header button"
+          name="headerActionId"
+          hint="The action shown in the header"
+          limits={false}
+        >
           {(control) => (
             <Select
               {...control}
@@ -322,7 +327,7 @@ export function PageForm({ initial, operation, submitLabel, failure, pending, on
         {(widget, update, index) => (
           <>
             <div class="row">
-              <Field label="Kind" name={`actionCardWidgets/${index}/type`}>
+              <Field label="Kind" name={`actionCardWidgets/${index}/type`} limits={false}>
                 {(control) => (
                   <Select
                     {...control}
