@@ -44,6 +44,8 @@ export interface Action<A extends unknown[]> {
   run: (...args: A) => Promise<void>;
   pending: boolean;
   failure: Failure | null;
+  /** The last run succeeded (until the next one starts): a form says so beside its button. */
+  done: boolean;
   clear: () => void;
 }
 
@@ -51,18 +53,21 @@ export interface Action<A extends unknown[]> {
 export function useAction<A extends unknown[]>(act: (...args: A) => Promise<void>): Action<A> {
   const [pending, setPending] = useState(false);
   const [failure, setFailure] = useState<Failure | null>(null);
+  const [done, setDone] = useState(false);
   const run = async (...args: A) => {
     setPending(true);
     setFailure(null);
+    setDone(false);
     try {
       await act(...args);
+      setDone(true);
     } catch (error) {
       setFailure(failureOf(error));
     } finally {
       setPending(false);
     }
   };
-  return { run, pending, failure, clear: () => setFailure(null) };
+  return { run, pending, failure, done, clear: () => setFailure(null) };
 }
 
 /** Calls `tick` every `ms` while `active`: live progress without a reload. */

@@ -140,7 +140,15 @@ export const IDEMPOTENCY_KEY_PARAMETER = {
   required: false,
   description:
     'Makes the POST safe to retry: the first answer is kept 24 h and replayed to a retry with the same key and request (with `Idempotent-Replayed: true`); the same key with another request is 422, a retry while the first still runs is 409.',
-  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e][\\x20-\\x7e]{0,254}$' },
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[\\x21-\\x7e][\\x20-\\x7e]{0,254}$',
+    description:
+      'A key such as 7c4f3a52-0e8b-4d8e-9b6a-2f1c9d3e5a10: 1 to 255 printable ASCII characters, not starting with a space',
+    examples: ['7c4f3a52-0e8b-4d8e-9b6a-2f1c9d3e5a10'],
+  },
 };
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, ERROR_STATUS, type ErrorCode, type FieldError } from '../shared/errors.ts';
+import { AppError, ERROR_STATUS, type ErrorCode, invalidFields } from '../shared/errors.ts';
+import { sizeOf } from '../shared/rules-in-words.ts';
+import { type AjvIssue, fieldErrors } from './field-errors.ts';
 
 const TITLES: Record<ErrorCode, string> = {
   validation_failed: 'Validation failed',
@@ -26,12 +28,6 @@ const TITLES: Record<ErrorCode, string> = {
 
 const METHODS = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
-interface AjvIssue {
-  instancePath: string;
-  message?: string;
-  params: Record<string, unknown>;
-}
-
 /** An error as RFC 9457 problem details. */
 export function problemOf(error: AppError, requestId: string) {
   return {
@@ -50,23 +46,12 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
   return reply.code(error.status).type('application/problem+json').send(problemOf(error, request.id));
 }
 
-function fieldErrors(issues: AjvIssue[], part: string): FieldError[] {
-  return issues.map((issue) => {
-    const field = issue.params.missingProperty ?? issue.params.additionalProperty;
-    const path = `/${part}${issue.instancePath}${field === undefined ? '' : `/${String(field)}`}`;
-    const message =
-      issue.params.additionalProperty !== undefined
-        ? 'is not a known field'
-        : (issue.message ?? 'is invalid');
-    return { path, message };
-  });
-}
-
 function validationError(error: FastifyError): AppError {
   const part = error.validationContext ?? 'body';
   const errors = fieldErrors((error.validation ?? []) as AjvIssue[], part);
-  const detail = errors.map((e) => `${e.path} ${e.message}`).join('; ');
-  return new AppError('validation_failed', detail || 'The request is invalid', errors);
+  return errors.length > 0
+    ? invalidFields(errors)
+    : new AppError('validation_failed', 'The request is invalid');
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -81,11 +66,6 @@ const STATUS_CODES = Object.fromEntries(
   Object.entries(ERROR_STATUS).map(([code, status]) => [status, code]),
 ) as Record<number, ErrorCode>;
 
-/** "1 MiB", "64 KiB": a body limit as a 413 says it. */
-function sizeName(bytes: number): string {
-  return bytes % 1_048_576 === 0 ? `${bytes / 1_048_576} MiB` : `${Math.round(bytes / 1024)} KiB`;
-}
-
 /** Turns anything thrown while serving a request into an AppError; undefined for a bug. */
 export function toAppError(error: FastifyError | AppError, bodyLimit: number): AppError | undefined {
   if (error instanceof AppError) return error;
@@ -96,7 +76,7 @@ export function toAppError(error: FastifyError | AppError, bodyLimit: number): A
     STATUS_CODES[error.statusCode ?? 500];
   if (!code || code === 'internal') return undefined;
   const detail =
-    code === 'payload_too_large' ? `The request body is larger than ${sizeName(bodyLimit)}` : error.message;
+    code === 'payload_too_large' ? `The request body is larger than ${sizeOf(bodyLimit)}` : error.message;
   return new AppError(code, detail);
 }
 

@@ -11,7 +11,9 @@ import { optionalAll } from './schemas.ts';
 export const SAFE_URL = {
   maxLength: 2048,
   pattern: SAFE_URL_PATTERN,
-  description: 'Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment',
+  description:
+    'A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing',
+  examples: ['https://acme.com/demo'],
 };
 export const SafeUrl = Type.String(SAFE_URL);
 const Text = (maxLength: number) => Type.String({ maxLength });

@@ -16,9 +16,16 @@ import {
 export const TIMESTAMP_PATTERN = '^\\+[1-9]\\d{1,14}$';
 export const MAX_SAFE = 9007199254740991;
 
+/**
+ * A patterned string's description starts with its shape in words, a noun phrase naming an example
+ * (shared/rules-in-words.ts says it in refusals and the console beside inputs); `examples` holds it.
+ */
+const TIMESTAMP_SHAPE = 'A timestamp such as +1763719200000: "+" and Unix epoch milliseconds';
+
 export const Timestamp = Type.String({
   pattern: TIMESTAMP_PATTERN,
-  description: '"+" followed by Unix epoch milliseconds, e.g. "+1763719200000"',
+  description: TIMESTAMP_SHAPE,
+  examples: ['+1763719200000'],
 });
 
 export const Nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
@@ -37,8 +44,10 @@ export const Instant = (description: string) =>
       Type.String({
         format: 'date-time',
         pattern: '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:[0-5]\\d(\\.\\d+)?([Zz]|[+-]\\d{2}:\\d{2})$',
+        description: 'A date and time such as 2026-01-31T09:00:00Z, to the second, with Z or an offset',
+        examples: ['2026-01-31T09:00:00Z'],
       }),
-      Type.String({ pattern: TIMESTAMP_PATTERN }),
+      Type.String({ pattern: TIMESTAMP_PATTERN, description: TIMESTAMP_SHAPE, examples: ['+1763719200000'] }),
     ],
     { description },
   );
@@ -51,8 +60,23 @@ export const HttpUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
   pattern: '^https?://\\S+$',
-  description: 'An absolute http(s) URL',
+  description: 'An absolute http(s) URL such as https://acme.com',
+  examples: ['https://acme.com'],
 });
+
+/** An example of an id of every kind: its prefix, "_" and a ULID (decisions §2). */
+const EXAMPLE_ULID = '01jdq4b7e2g5j8k1m3n6p9r2s4';
+
+/**
+ * The id of a `prefix` ("person"), held to its form, `meaning` saying what it stands for: "Only the
+ * audiences made for this person".
+ */
+export const IdString = (prefix: string, meaning: string) =>
+  Type.String({
+    pattern: `^${prefix}_[a-z0-9]{26}$`,
+    description: `${/^[aeiou]/.test(prefix) ? 'An' : 'A'} ${prefix} id such as ${prefix}_${EXAMPLE_ULID}. ${meaning}`,
+    examples: [`${prefix}_${EXAMPLE_ULID}`],
+  });
 
 export const Count = Type.Integer({ minimum: 0, maximum: MAX_SAFE });
 

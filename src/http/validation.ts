@@ -8,6 +8,9 @@ function ajv(options: Options): Ajv {
     useDefaults: true,
     removeAdditional: false,
     strict: false,
+    // Each error carries its schema and value, so that its message can say the rule in words
+    // (src/http/field-errors.ts).
+    verbose: true,
     ...options,
   });
   addFormats.default(instance);

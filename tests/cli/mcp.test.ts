@@ -184,7 +184,7 @@ describe('tailor mcp', () => {
       }),
     );
     expect(invalid).toBe(
-      'Validation failed (400 validation_failed): /body/holdoutPercent must be <= 50\n/holdoutPercent: must be <= 50',
+      'Validation failed (400 validation_failed): /body/holdoutPercent must be a whole number from 0 to 50\n/holdoutPercent: must be a whole number from 0 to 50',
     );
 
     expect(errorText(await call(writer, 'no_such_tool', {}))).toMatch(/no tool no_such_tool/);

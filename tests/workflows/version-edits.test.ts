@@ -275,13 +275,13 @@ describe('PATCH …/versions/{version_id}: what the check refuses (400, nothing 
 
   it('empty parts: an empty string, or one a reader sees as empty', async () => {
     await expectRefused(draft, { content: { headline: '' } }, [
-      { path: '/body/content/headline', message: 'must NOT have fewer than 1 characters' },
+      { path: '/body/content/headline', message: 'must not be empty' },
     ]);
     await expectRefused(draft, { content: { headline: '   ' } }, [
       { path: '/body/content/headline', message: 'is empty' },
     ]);
     await expectRefused(draft, { content: { sections: [{ heading: 'Why', body: '' }] } }, [
-      { path: '/body/content/sections/0/body', message: 'must NOT have fewer than 1 characters' },
+      { path: '/body/content/sections/0/body', message: 'must not be empty' },
     ]);
     await expectRefused(draft, { content: { sections: [{ heading: 'Why', body: '<div></div>' }] } }, [
       { path: '/body/content/sections/0/body', message: 'is empty' },
@@ -290,13 +290,13 @@ describe('PATCH …/versions/{version_id}: what the check refuses (400, nothing 
 
   it('too long, too many sections', async () => {
     await expectRefused(draft, { content: { headline: 'x'.repeat(91) } }, [
-      { path: '/body/content/headline', message: 'must NOT have more than 90 characters' },
+      { path: '/body/content/headline', message: 'must have at most 90 characters (it has 91)' },
     ]);
     await expectRefused(draft, { content: { subheadline: 'x'.repeat(301) } }, [
-      { path: '/body/content/subheadline', message: 'must NOT have more than 300 characters' },
+      { path: '/body/content/subheadline', message: 'must have at most 300 characters (it has 301)' },
     ]);
     await expectRefused(draft, { content: { sections: [...SECTIONS, ...SECTIONS, SECTIONS[0]] } }, [
-      { path: '/body/content/sections', message: 'must NOT have more than 4 items' },
+      { path: '/body/content/sections', message: 'must have at most 4 items (it has 5)' },
     ]);
   });
 
@@ -314,7 +314,7 @@ describe('PATCH …/versions/{version_id}: what the check refuses (400, nothing 
       { path: '/body/content/sections/0/image', message: 'is not a known field' },
     ]);
     await expectRefused(draft, { headline: 'Hi Maya' }, [
-      { path: '/body/content', message: 'must have required property' },
+      { path: '/body/content', message: 'is required' },
       { path: '/body/headline', message: 'is not a known field' },
     ]);
   });

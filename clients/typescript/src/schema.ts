@@ -1431,9 +1431,15 @@ export interface components {
       /** @description Canonical domain: lowercase, no scheme, port, path or leading www., punycode */
       domain: string;
       name: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description The latest session, form submission or log entry of a linked person */
       latestActivityAt: string | null;
@@ -1452,9 +1458,15 @@ export interface components {
       /** @description Canonical domain: lowercase, no scheme, port, path or leading www., punycode */
       domain: string;
       name: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description The latest session, form submission or log entry of a linked person */
       latestActivityAt: string | null;
@@ -1469,9 +1481,15 @@ export interface components {
       /** @description Canonical domain: lowercase, no scheme, port, path or leading www., punycode */
       domain: string;
       name: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description The latest session, form submission or log entry of a linked person */
       latestActivityAt: string | null;
@@ -1527,9 +1545,15 @@ export interface components {
        * @enum {unknown}
        */
       lifecycleState: 'active' | 'trashed' | 'deleted';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       trashedAt: string | null;
       deletedAt: string | null;
@@ -1617,13 +1641,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1631,10 +1661,16 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       };
@@ -1656,13 +1692,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1670,14 +1712,23 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       };
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       archivedAt: string | null;
     };
@@ -1735,13 +1786,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1749,10 +1806,16 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       } | null;
@@ -1857,13 +1920,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1871,10 +1940,16 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       } | null;
@@ -1893,19 +1968,40 @@ export interface components {
       supplementaryContext: string;
       /** @description Processing start minus queuedAt; 0 until processing starts */
       queueDurationMs: number;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       becameDraftAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       queuedAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       publishedAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       cancelledAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       obsoleteAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       archivedAt?: string;
     };
     /** AudienceVersionContent */
@@ -1920,7 +2016,10 @@ export interface components {
         actionId: string;
         buttonTitle: string;
         purpose: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         url: string;
       }[];
       metadata: {
@@ -1941,13 +2040,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -1955,10 +2060,16 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       };
@@ -1999,19 +2110,40 @@ export interface components {
       supplementaryContext: string;
       /** @description Processing start minus queuedAt; 0 until processing starts */
       queueDurationMs: number;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       becameDraftAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       queuedAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       publishedAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       cancelledAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       obsoleteAt?: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       archivedAt?: string;
       /** @enum {unknown} */
       state: 'queued' | 'processing' | 'pending' | 'draft' | 'published' | 'cancelled';
@@ -2034,9 +2166,15 @@ export interface components {
       };
       voice: string | null;
       footerText: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** BrandDeleted */
@@ -2049,14 +2187,23 @@ export interface components {
     BrandInput: {
       /** @description Shown in the header and footer of its pages */
       name: string;
-      /** @description An absolute http(s) URL */
+      /**
+       * @description An absolute http(s) URL such as https://acme.com
+       * @example https://acme.com
+       */
       website?: string;
       /** @description An active image asset of your tenant, shown in the header */
       logoAssetId?: string;
       colors?: {
-        /** @description Buttons and links; #rrggbb */
+        /**
+         * @description A colour such as #3730a3: "#" and six hexadecimal digits (0-9, a-f). Buttons and links
+         * @example #3730a3
+         */
         primary?: string;
-        /** @description Highlights; #rrggbb */
+        /**
+         * @description A colour such as #3730a3: "#" and six hexadecimal digits (0-9, a-f). Highlights
+         * @example #3730a3
+         */
         accent?: string;
       };
       /** @description Tone, and words to use or avoid: generation follows it ("Avoid: synergy, leverage") */
@@ -2124,7 +2271,10 @@ export interface components {
       size: number;
       /** @description Lowercase hex SHA-256 of the bytes */
       sha256: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       /** @description When the file was given up (its last asset was purged); its bytes are then removed */
       deletedAt: string | null;
@@ -2166,7 +2316,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'form.enriched';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['FormEnrichedData'];
     };
@@ -2182,7 +2335,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'form.enrichment_failed';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['FormEnrichmentFailedData'];
     };
@@ -2217,21 +2373,30 @@ export interface components {
       fields: {
         [key: string]: string;
       };
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       submittedAt: string;
       enrichment: components['schemas']['FormSubmissionEnrichment'];
     };
     /** FormSubmissionAccepted */
     FormSubmissionAccepted: {
       formSubmissionId: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       submittedAt: string;
     };
     /** FormSubmissionCreate */
     FormSubmissionCreate: {
       /** @description The signed token of the public page the form is on; names the tenant, page, audience and link */
       token: string;
-      /** @description The visitor's session id, as reported to /v0/public/events; the session counts the submission */
+      /**
+       * @description A session id such as 5d1c7a2e-9b1f-4c3e: 8 to 64 letters, digits or '-'. The visitor's session id, as reported to /v0/public/events; the session counts the submission
+       * @example 5d1c7a2e-9b1f-4c3e
+       */
       sessionId?: string;
       /** @description The address to enrich. When omitted, `fields.email` is used. Not checked here: an address that is not valid makes enrichment fail with `invalid_email` */
       email?: string;
@@ -2274,7 +2439,10 @@ export interface components {
       fields: {
         [key: string]: string;
       };
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       submittedAt: string;
     };
     /** FormSubmittedEvent */
@@ -2283,7 +2451,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'form.submitted';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['FormSubmittedData'];
     };
@@ -2331,13 +2502,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -2345,17 +2522,29 @@ export interface components {
         twitterSite?: string;
         twitterCreator?: string;
         themeColor?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogImageUrl?: string;
         ogImageFileId?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         twitterImageUrl?: string;
         twitterImageFileId?: string;
       };
       audiencesCount: number;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       archivedAt: string | null;
       deletedAt: string | null;
@@ -2363,12 +2552,18 @@ export interface components {
     /** PageCreate */
     PageCreate: {
       actions: {
-        /** @description 1-64 letters, digits, _ or - */
+        /**
+         * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+         * @example book-a-demo
+         */
         actionId?: string;
         purpose?: string;
         buttonTitle: string;
         actionType: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         url?: string;
       }[];
       actionCardWidgets: {
@@ -2379,7 +2574,10 @@ export interface components {
           /** @description Give a url, an image fileId or an assetId of your tenant */
           image: {
             altText?: string;
-            /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+            /**
+             * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+             * @example https://acme.com/demo
+             */
             url?: string;
             fileId?: string;
             assetId?: string;
@@ -2402,14 +2600,23 @@ export interface components {
         description?: string;
       }[];
       footerLinks?: {
-        /** @description 1-64 letters, digits, _ or - */
+        /**
+         * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+         * @example book-a-demo
+         */
         id?: string;
         title?: string;
         links?: {
-          /** @description 1-64 letters, digits, _ or - */
+          /**
+           * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+           * @example book-a-demo
+           */
           id?: string;
           text: string;
-          /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+          /**
+           * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+           * @example https://acme.com/demo
+           */
           url: string;
         }[];
       }[];
@@ -2433,13 +2640,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -2462,15 +2675,24 @@ export interface components {
       };
       /** @description Where visitors open the link: on the pages origin or its tenant domain. Null once the link is deleted. */
       url: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       deletedAt: string | null;
     };
     /** PageLinkCreate */
     PageLinkCreate: {
-      /** @description Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0 */
+      /**
+       * @description A path such as /platform/tom-becker: slashes, each followed by lowercase letters, digits, '.', '_', '~' or '-' (a part may not be '.' or '..'); capitals are lowercased. Unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0
+       * @example /platform/tom-becker
+       */
       path: string;
       target: {
         /**
@@ -2492,7 +2714,10 @@ export interface components {
     };
     /** PageLinkUpdate */
     PageLinkUpdate: {
-      /** @description Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0 */
+      /**
+       * @description A path such as /platform/tom-becker: slashes, each followed by lowercase letters, digits, '.', '_', '~' or '-' (a part may not be '.' or '..'); capitals are lowercased. Unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0
+       * @example /platform/tom-becker
+       */
       path?: string;
       target?: {
         /**
@@ -2539,12 +2764,18 @@ export interface components {
     /** PageUpdate */
     PageUpdate: {
       actions?: {
-        /** @description 1-64 letters, digits, _ or - */
+        /**
+         * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+         * @example book-a-demo
+         */
         actionId?: string;
         purpose?: string;
         buttonTitle: string;
         actionType: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         url?: string;
       }[];
       actionCardWidgets?: {
@@ -2555,7 +2786,10 @@ export interface components {
           /** @description Give a url, an image fileId or an assetId of your tenant */
           image: {
             altText?: string;
-            /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+            /**
+             * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+             * @example https://acme.com/demo
+             */
             url?: string;
             fileId?: string;
             assetId?: string;
@@ -2575,14 +2809,23 @@ export interface components {
       }[];
       footerLinks?:
         | {
-            /** @description 1-64 letters, digits, _ or - */
+            /**
+             * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+             * @example book-a-demo
+             */
             id?: string;
             title?: string;
             links?: {
-              /** @description 1-64 letters, digits, _ or - */
+              /**
+               * @description An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'
+               * @example book-a-demo
+               */
               id?: string;
               text: string;
-              /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+              /**
+               * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+               * @example https://acme.com/demo
+               */
               url: string;
             }[];
           }[]
@@ -2606,13 +2849,19 @@ export interface components {
           | 'noimageindex'
           | 'notranslate'
         )[];
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         canonicalUrl?: string;
         ogTitle?: string;
         ogDescription?: string;
         ogImageAlt?: string;
         ogSiteName?: string;
-        /** @description Empty, an http(s), mailto: or tel: URL, a path starting with /, or a #fragment */
+        /**
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @example https://acme.com/demo
+         */
         ogUrl?: string;
         twitterTitle?: string;
         twitterDescription?: string;
@@ -2628,7 +2877,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'page.version.created';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['VersionEventData'];
     };
@@ -2638,7 +2890,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'page.version.processed';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['VersionEventData'];
     };
@@ -2648,7 +2903,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'page.version.published';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['VersionEventData'];
     };
@@ -2675,9 +2933,15 @@ export interface components {
       slug: string;
       phoneNumber: string | null;
       linkedinProfileUrl: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** PersonCreate */
@@ -2690,9 +2954,15 @@ export interface components {
       email?: string;
       /** @description Canonicalized like an account domain; links the person to that account */
       domain?: string;
-      /** @description E.164, e.g. +14155550100 */
+      /**
+       * @description A phone number in international form (E.164) such as +14155550100: "+", the country code and the number, at most 15 digits, no spaces
+       * @example +14155550100
+       */
       phoneNumber?: string;
-      /** @description An absolute http(s) URL */
+      /**
+       * @description An absolute http(s) URL such as https://acme.com
+       * @example https://acme.com
+       */
       linkedinProfileUrl?: string;
     };
     /** PersonDeleted */
@@ -2718,9 +2988,15 @@ export interface components {
       /** @description Who wrote the text. user: a client of the API (a note); service: Tailor, in its own words; visitor: an anonymous visitor of a public page (a form's fields, in the entry of its submission). A visitor's words never guide generation; the other entries do. */
       source: 'user' | 'service' | 'visitor';
       text: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** PersonLogCreate */
@@ -2822,7 +3098,10 @@ export interface components {
     SessionEventBatch: {
       /** @description The page's signed token */
       token: string;
-      /** @description The visitor's session id */
+      /**
+       * @description A session id such as 5d1c7a2e-9b1f-4c3e: 8 to 64 letters, digits or '-'. The visitor's session id
+       * @example 5d1c7a2e-9b1f-4c3e
+       */
       sessionId: string;
       events: components['schemas']['SessionEvent'][];
     };
@@ -2838,14 +3117,23 @@ export interface components {
     TenantDomain: {
       tenantDomainId: string;
       hostname: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** TenantDomainCreate */
     TenantDomainCreate: {
-      /** @description A lowercase DNS name of two labels or more, such as go.acme.com, the last starting with a letter: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused. */
+      /**
+       * @description A hostname such as go.acme.com: two labels or more of lowercase letters, digits and '-', separated by dots, the last starting with a letter; no IP address, port or trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused.
+       * @example go.acme.com
+       */
       hostname: string;
     };
     /** TenantDomainList */
@@ -2867,9 +3155,15 @@ export interface components {
       isDefault: boolean;
       /** @description The brands whose pages may draw on the topic; [] (the default) means every brand. Generation never draws on a topic of another brand */
       brandIds: string[];
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description Every entry of the topic (at most 100), by sortOrder, then newest first */
       entries: components['schemas']['TopicEntry'][];
@@ -2906,9 +3200,15 @@ export interface components {
         type: 'text' | 'markdown';
         content: string;
       };
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** TopicEntryCreate */
@@ -2979,9 +3279,15 @@ export interface components {
       lastError: string | null;
       /** @description When the next attempt is due; null once finished */
       nextAttemptAt: string | null;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       deliveredAt: string | null;
     };
@@ -3001,16 +3307,23 @@ export interface components {
       /** @description The event kinds to receive; null means every kind, [] none */
       events: components['schemas']['EventKind'][] | null;
       active: boolean;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
     };
     /** WebhookSubscriptionCreate */
     WebhookSubscriptionCreate: {
       /**
        * Format: uri
-       * @description Absolute http(s) URL without credentials, on a public address
+       * @description An http(s) URL such as https://hooks.acme.com/tailor, without credentials, on a public address
+       * @example https://hooks.acme.com/tailor
        */
       url: string;
       /** @description The event kinds to receive; null means every kind, [] none */
@@ -3036,7 +3349,8 @@ export interface components {
     WebhookSubscriptionUpdate: {
       /**
        * Format: uri
-       * @description Absolute http(s) URL without credentials, on a public address
+       * @description An http(s) URL such as https://hooks.acme.com/tailor, without credentials, on a public address
+       * @example https://hooks.acme.com/tailor
        */
       url?: string;
       /** @description The event kinds to receive; null means every kind, [] none */
@@ -3051,9 +3365,15 @@ export interface components {
       /** @description The event kinds to receive; null means every kind, [] none */
       events: components['schemas']['EventKind'][] | null;
       active: boolean;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       updatedAt: string;
       /** @description whsec_…: shown only here; verify signatures with it. In a replay of this answer to a retry with the same Idempotency-Key it is masked: whsec_ followed by asterisks. */
       secret: string;
@@ -3069,7 +3389,10 @@ export interface components {
       id: string;
       /** @constant */
       type: 'webhook.test';
-      /** @description "+" followed by Unix epoch milliseconds, e.g. "+1763719200000" */
+      /**
+       * @description A timestamp such as +1763719200000: "+" and Unix epoch milliseconds
+       * @example +1763719200000
+       */
       createdAt: string;
       data: components['schemas']['WebhookTestData'];
     };
@@ -3829,7 +4152,10 @@ export interface operations {
         limit?: number;
         /** @description Case-insensitive substring match; empty means no filter */
         query?: string;
-        /** @description true or 1: only accounts with no linked person; false or 0 (the default): every account */
+        /**
+         * @description A flag such as true: true, false, 1 or 0. true or 1: only accounts with no linked person; false or 0 (the default): every account
+         * @example true
+         */
         includeEmptyOnly?: string;
       };
       header?: never;
@@ -4875,7 +5201,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The page's brandId: 1-64 letters, digits, '.', '_' or '-' */
+        /**
+         * @description A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-'. The pages' brandId
+         * @example acme-retail
+         */
         brand_id: string;
       };
       cookie?: never;
@@ -6163,9 +6492,15 @@ export interface operations {
         /** @description nextCursor of the previous page */
         cursor?: string;
         limit?: number;
-        /** @description Only the audiences made for this person */
+        /**
+         * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the audiences made for this person
+         * @example person_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         personId?: string;
-        /** @description Only the audiences made for this account as a whole (not those for one of its persons) */
+        /**
+         * @description An account id such as account_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the audiences made for this account as a whole (not those for one of its persons)
+         * @example account_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         accountId?: string;
       };
       header?: never;
@@ -6998,9 +7333,15 @@ export interface operations {
         /** @description nextCursor of the previous page */
         cursor?: string;
         limit?: number;
-        /** @description Only the submissions made on this page */
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the submissions made on this page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         pageId?: string;
-        /** @description Only the submissions made on this audience's page links */
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the submissions made on this audience's page links
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audienceId?: string;
         /** @description Only the submissions in this enrichment state */
         enrichment?: 'pending' | 'enriched' | 'failed';

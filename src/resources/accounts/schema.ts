@@ -66,7 +66,9 @@ export const AccountSearchQuery = Type.Object({
   includeEmptyOnly: Type.Optional(
     Type.String({
       pattern: '^(true|false|1|0)$',
-      description: 'true or 1: only accounts with no linked person; false or 0 (the default): every account',
+      description:
+        'A flag such as true: true, false, 1 or 0. true or 1: only accounts with no linked person; false or 0 (the default): every account',
+      examples: ['true'],
     }),
   ),
 });

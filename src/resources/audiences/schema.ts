@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { PageMetadata, PageMetadataOverride, SAFE_URL } from '../../http/page-metadata.ts';
-import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { IdParams, IdString, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
 
 const STATES = ['archived', 'cancelled', 'draft', 'pending', 'processing', 'published', 'queued'] as const;
 
@@ -204,14 +204,12 @@ export const AudienceVersionList = PagedList(AudienceVersionWithContent, { title
 export const AudienceListQuery = Type.Object({ ...PageQuery });
 export const AudienceIndexQuery = Type.Object({
   ...PageQuery,
-  personId: Type.Optional(
-    Type.String({ pattern: '^person_[a-z0-9]{26}$', description: 'Only the audiences made for this person' }),
-  ),
+  personId: Type.Optional(IdString('person', 'Only the audiences made for this person')),
   accountId: Type.Optional(
-    Type.String({
-      pattern: '^account_[a-z0-9]{26}$',
-      description: 'Only the audiences made for this account as a whole (not those for one of its persons)',
-    }),
+    IdString(
+      'account',
+      'Only the audiences made for this account as a whole (not those for one of its persons)',
+    ),
   ),
 });
 export const PageAudienceParams = IdParams('page_id');

@@ -5,9 +5,11 @@ export const BRAND_ID_PATTERN = '^[A-Za-z0-9._-]{1,64}$';
 
 const BrandIdParam = Type.String({
   pattern: BRAND_ID_PATTERN,
-  description: "The page's brandId: 1-64 letters, digits, '.', '_' or '-'",
+  description: "A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-'. The pages' brandId",
+  examples: ['acme-retail'],
 });
-const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: '#rrggbb' });
+const COLOR_SHAPE = 'A colour such as #3730a3: "#" and six hexadecimal digits (0-9, a-f)';
+const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: COLOR_SHAPE, examples: ['#3730a3'] });
 
 export const BrandInput = Type.Object(
   {
@@ -23,8 +25,8 @@ export const BrandInput = Type.Object(
     colors: Type.Optional(
       Type.Object(
         {
-          primary: Type.Optional({ ...Color, description: 'Buttons and links; #rrggbb' }),
-          accent: Type.Optional({ ...Color, description: 'Highlights; #rrggbb' }),
+          primary: Type.Optional({ ...Color, description: `${COLOR_SHAPE}. Buttons and links` }),
+          accent: Type.Optional({ ...Color, description: `${COLOR_SHAPE}. Highlights` }),
         },
         { additionalProperties: false },
       ),

@@ -31,10 +31,12 @@ export type File = Static<typeof File>;
 
 export const FileParams = IdParams('file_id');
 
+/** An upload's bytes: `maxLength` counts them (a binary string's characters are its bytes), so clients can check a file's size before sending it. */
 export const UploadBody = Type.Unsafe<Buffer>({
   title: 'FileUpload',
   type: 'string',
   format: 'binary',
+  maxLength: MAX_FILE_BYTES,
   description: "The file's bytes, at most 10 MiB",
 });
 

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { IdParams, IdString, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
 import { MAX_EMAIL_LENGTH } from '../../shared/email.ts';
 import { ENRICHMENT_STATES } from './tables.ts';
 
@@ -27,7 +27,8 @@ export const FormSubmissionCreate = Type.Object(
       Type.String({
         pattern: '^[A-Za-z0-9-]{8,64}$',
         description:
-          "The visitor's session id, as reported to /v0/public/events; the session counts the submission",
+          "A session id such as 5d1c7a2e-9b1f-4c3e: 8 to 64 letters, digits or '-'. The visitor's session id, as reported to /v0/public/events; the session counts the submission",
+        examples: ['5d1c7a2e-9b1f-4c3e'],
       }),
     ),
     email: Type.Optional(
@@ -148,15 +149,8 @@ export type FormSubmission = Static<typeof FormSubmission>;
 
 export const FormSubmissionListQuery = Type.Object({
   ...PageQuery,
-  pageId: Type.Optional(
-    Type.String({ pattern: '^page_[a-z0-9]{26}$', description: 'Only the submissions made on this page' }),
-  ),
-  audienceId: Type.Optional(
-    Type.String({
-      pattern: '^audience_[a-z0-9]{26}$',
-      description: "Only the submissions made on this audience's page links",
-    }),
-  ),
+  pageId: Type.Optional(IdString('page', 'Only the submissions made on this page')),
+  audienceId: Type.Optional(IdString('audience', "Only the submissions made on this audience's page links")),
   enrichment: Type.Optional(
     Type.Enum(ENRICHMENT_STATES, { description: 'Only the submissions in this enrichment state' }),
   ),

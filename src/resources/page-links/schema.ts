@@ -1,15 +1,19 @@
 import { type Static, Type } from 'typebox';
 import { IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-const Path = Type.String({
+const PATH_SHAPE =
+  "A path such as /platform/tom-becker: slashes, each followed by lowercase letters, digits, '.', '_', '~' or '-' (a part may not be '.' or '..'); capitals are lowercased";
+
+/** A link's path; its shape in words is the refusal of a path the service cannot make canonical too. */
+export const Path = Type.String({
   minLength: 1,
   maxLength: 512,
   // What the service's canonicalPath takes, before lowercasing: "/" or segments, none "." or ".."
   // (spelled without lookahead, which not every validator or generator reads).
   pattern:
     '^(/|(/([A-Za-z0-9_~-][A-Za-z0-9._~-]*|\\.[A-Za-z0-9_~-][A-Za-z0-9._~-]*|\\.\\.[A-Za-z0-9._~-]+))+)$',
-  description:
-    'Starts with /; segments of a-z, 0-9 and . _ ~ - (lowercased on the way in), no empty, "." or ".." segments; unique among the live links of its domain (the tenant\'s shared address when tenantDomainId is null); on a tenant domain it may not start with /v0',
+  description: `${PATH_SHAPE}. Unique among the live links of its domain (the tenant's shared address when tenantDomainId is null); on a tenant domain it may not start with /v0`,
+  examples: ['/platform/tom-becker'],
 });
 
 const Target = Type.Object(

@@ -4,7 +4,8 @@ import type { Paged, Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
-import { PageLink, type PageLinkCreate, type PageLinkUpdate } from './schema.ts';
+import { shapeOf } from '../../shared/rules-in-words.ts';
+import { PageLink, type PageLinkCreate, type PageLinkUpdate, Path } from './schema.ts';
 import {
   countLiveLinksOnDomain,
   findLivePageLinkByPath,
@@ -102,10 +103,7 @@ export function canonicalPath(input: string): string {
     (path === '/' ||
       segments.every((segment) => SEGMENT.test(segment) && segment !== '.' && segment !== '..'));
   if (!valid) {
-    throw invalidField(
-      '/body/path',
-      'must start with / and be made of segments of a-z, 0-9 and . _ ~ - (no empty, "." or ".." segments)',
-    );
+    throw invalidField('/body/path', `must be ${shapeOf(Path)}`);
   }
   return path;
 }

@@ -13,7 +13,8 @@ import {
 
 const ShortId = Type.String({
   pattern: '^[A-Za-z0-9_-]{1,64}$',
-  description: '1-64 letters, digits, _ or -',
+  description: "An id such as book-a-demo: 1 to 64 letters, digits, '_' or '-'",
+  examples: ['book-a-demo'],
 });
 const Text = (maxLength: number) => Type.String({ maxLength });
 

@@ -23,7 +23,12 @@ const Domain = Type.String({
   maxLength: 255,
   description: 'Canonicalized like an account domain; links the person to that account',
 });
-const Phone = Type.String({ pattern: '^\\+[1-9]\\d{1,14}$', description: 'E.164, e.g. +14155550100' });
+const Phone = Type.String({
+  pattern: '^\\+[1-9]\\d{1,14}$',
+  description:
+    'A phone number in international form (E.164) such as +14155550100: "+", the country code and the number, at most 15 digits, no spaces',
+  examples: ['+14155550100'],
+});
 
 export const Person = Type.Object(
   {
@@ -32,7 +37,7 @@ export const Person = Type.Object(
     email: Nullable(Type.String()),
     domain: Nullable(Type.String({ minLength: 1 })),
     slug: Type.String({ description: 'Made from the name when the person is created; never changes' }),
-    phoneNumber: Nullable(Type.String({ pattern: '^\\+[1-9]\\d{1,14}$' })),
+    phoneNumber: Nullable(Phone),
     linkedinProfileUrl: Nullable(Type.String({ minLength: 1 })),
     createdAt: Timestamp,
     updatedAt: Timestamp,

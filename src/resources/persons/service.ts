@@ -213,9 +213,10 @@ export async function updatePersonFields(
       await updatePerson(tx, id, changes);
     });
   } catch (error) {
-    if (db.errors.isUniqueViolation(error))
-      throw new AppError('conflict', 'A person with this email already exists');
-    throw error;
+    if (!db.errors.isUniqueViolation(error)) throw error;
+    // Another person took the email meanwhile: the 409 names them, as it would have had they come first.
+    await assertEmailFree(db, changes.email_key ?? null, id);
+    throw new AppError('conflict', 'A person with this email already exists');
   }
   return getPerson(db, id);
 }

@@ -4,7 +4,9 @@ import { DEFAULT_MINIMUM_LIFT, DEFAULT_SEQUENTIAL_TUNING } from './sequential.ts
 
 export const SessionId = Type.String({
   pattern: '^[A-Za-z0-9-]{8,64}$',
-  description: "The visitor's session id",
+  description:
+    "A session id such as 5d1c7a2e-9b1f-4c3e: 8 to 64 letters, digits or '-'. The visitor's session id",
+  examples: ['5d1c7a2e-9b1f-4c3e'],
 });
 
 const At = Type.Integer({

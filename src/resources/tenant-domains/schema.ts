@@ -12,7 +12,8 @@ const Hostname = Type.String({
   maxLength: 253,
   pattern: HOSTNAME_PATTERN,
   description:
-    "A lowercase DNS name of two labels or more, such as go.acme.com, the last starting with a letter: no IP address, no port, no trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused.",
+    "A hostname such as go.acme.com: two labels or more of lowercase letters, digits and '-', separated by dots, the last starting with a letter; no IP address, port or trailing dot. One tenant per hostname across the service; Tailor's own hosts are refused.",
+  examples: ['go.acme.com'],
 });
 
 export const TenantDomain = Type.Object(

@@ -16,7 +16,12 @@ const ContentType = Type.Union([Type.Literal('text'), Type.Literal('markdown')],
 });
 const ContentText = Type.String({ minLength: 1, maxLength: 10000 });
 const BrandIds = Type.Array(
-  Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', description: 'A brand id, as pages name their brand' }),
+  Type.String({
+    pattern: '^[A-Za-z0-9._-]{1,64}$',
+    description:
+      "A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-', as pages name their brand",
+    examples: ['acme-retail'],
+  }),
   {
     maxItems: 100,
     uniqueItems: true,

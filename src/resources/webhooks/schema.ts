@@ -13,7 +13,9 @@ const Url = Type.String({
   // Schemes are case-insensitive (RFC 3986), as the service's receiver check reads them.
   pattern: '^[Hh][Tt][Tt][Pp][Ss]?://',
   maxLength: 2048,
-  description: 'Absolute http(s) URL without credentials, on a public address',
+  description:
+    'An http(s) URL such as https://hooks.acme.com/tailor, without credentials, on a public address',
+  examples: ['https://hooks.acme.com/tailor'],
 });
 const Events = Nullable(Type.Array(EventKind, { uniqueItems: true }), {
   description: 'The event kinds to receive; null means every kind, [] none',

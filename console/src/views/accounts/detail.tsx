@@ -2,7 +2,7 @@ import type { Account } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { Time } from '../../components/format.tsx';
-import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
+import { Field, outcomeOf, Submit, SubmitForm, TextInput } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { Table } from '../../components/table.tsx';
@@ -92,18 +92,18 @@ function RenameForm({ account, onSaved }: { account: Account; onSaved: (account:
     );
   });
   return (
-    <SubmitForm class="card search" onSubmit={() => void save.run()}>
-      <Field label="Company name" name="name" failure={save.failure} hint="Pages made for its people say it">
+    <SubmitForm
+      class="card search"
+      onSubmit={() => void save.run()}
+      {...outcomeOf(save, 'Renamed.')}
+      operation="renameAccount"
+    >
+      <Field label="Company name" name="name" hint="Pages made for its people say it">
         {(control) => <TextInput {...control} required value={name} onValue={setName} />}
       </Field>
-      <button type="submit" disabled={save.pending || name === (account.name ?? '')}>
-        Rename
-      </button>
-      {save.failure && (
-        <div class="field">
-          <ProblemMessage failure={save.failure} />
-        </div>
-      )}
+      <div class="actions">
+        <Submit label="Rename" primary={false} disabled={name === (account.name ?? '')} />
+      </div>
     </SubmitForm>
   );
 }

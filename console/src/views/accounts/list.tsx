@@ -2,7 +2,7 @@ import type { AccountSearchItem } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { Time } from '../../components/format.tsx';
-import { Checkbox, Field, SubmitForm, TextInput } from '../../components/forms.tsx';
+import { Checkbox, Field, outcomeOf, Submit, SubmitForm, TextInput } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { useAction, useDebounced } from '../../hooks.ts';
@@ -75,20 +75,20 @@ function NewAccount() {
   return (
     <details class="card" open={create.failure !== null}>
       <summary>New account</summary>
-      <SubmitForm onSubmit={() => void create.run()} problem={create.failure}>
+      <SubmitForm onSubmit={() => void create.run()} {...outcomeOf(create)} operation="createAccount">
         <div class="row">
-          <Field label="Domain" name="domain" failure={create.failure} hint="globex.example, or a URL on it">
+          <Field label="Domain" name="domain" hint="globex.example, or a URL on it">
             {(control) => (
               <TextInput {...control} required spellcheck={false} value={domain} onValue={setDomain} />
             )}
           </Field>
-          <Field label="Name" name="name" failure={create.failure} hint="Optional">
+          <Field label="Name" name="name" hint="Optional">
             {(control) => <TextInput {...control} value={name} onValue={setName} />}
           </Field>
         </div>
-        <button class="primary" type="submit" disabled={create.pending}>
-          Create the account
-        </button>
+        <div class="actions">
+          <Submit label="Create the account" pendingLabel="Creating…" />
+        </div>
       </SubmitForm>
     </details>
   );

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
 import { StatusBadge, Time } from '../../components/format.tsx';
-import { SubmitForm } from '../../components/forms.tsx';
+import { outcomeOf, Submit, SubmitForm } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
@@ -226,11 +226,16 @@ function HoldoutForm({
     );
   });
   return (
-    <SubmitForm class="card inline-form" onSubmit={() => void save.run()}>
-      <HoldoutField value={holdoutPercent} onValue={setHoldout} failure={save.failure} />
-      <button type="submit" disabled={save.pending || holdoutPercent === audience.holdoutPercent}>
-        Save holdout
-      </button>
+    <SubmitForm
+      class="card inline-form"
+      onSubmit={() => void save.run()}
+      {...outcomeOf(save)}
+      operation="updateAudience"
+    >
+      <HoldoutField value={holdoutPercent} onValue={setHoldout} />
+      <div class="actions">
+        <Submit label="Save holdout" primary={false} disabled={holdoutPercent === audience.holdoutPercent} />
+      </div>
     </SubmitForm>
   );
 }

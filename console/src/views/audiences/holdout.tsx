@@ -4,17 +4,18 @@ import { Field, TextInput } from '../../components/forms.tsx';
 interface HoldoutFieldProps {
   value: number;
   onValue: (value: number) => void;
-  failure: Failure | null;
+  /** The form's problem is used when left out. */
+  failure?: Failure | null;
 }
 
-/** `holdoutPercent`: the share of visitors kept on the baseline to measure lift (0–50). */
+/** `holdoutPercent`: the share of visitors kept on the baseline to measure lift (its range the schema's). */
 export function HoldoutField({ value, onValue, failure }: HoldoutFieldProps) {
   return (
     <Field
       label="Holdout (%)"
       name="holdoutPercent"
       failure={failure}
-      hint="0 to 50: this share of visitors sees the page unpersonalized, so that lift can be measured"
+      hint="This share of visitors sees the page unpersonalized, so that lift can be measured"
     >
       {(control) => (
         <TextInput

@@ -1,8 +1,17 @@
 import type { AudienceCreate } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
-import { Checkbox, Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
+import {
+  Checkbox,
+  Field,
+  outcomeOf,
+  Submit,
+  SubmitForm,
+  TextArea,
+  TextInput,
+} from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
+import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction, useLoad } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
@@ -45,8 +54,6 @@ export function NewAudience({ pageId }: { pageId: string }) {
     );
     navigate(`/pages/${pageId}/audiences/${audience.audienceId}`, { replace: true });
   });
-  const failure = create.failure;
-
   return (
     <>
       <ViewHead
@@ -58,7 +65,8 @@ export function NewAudience({ pageId }: { pageId: string }) {
           </>
         }
       />
-      <SubmitForm onSubmit={() => void create.run()} problem={failure ?? page.failure}>
+      <ProblemMessage failure={page.failure} />
+      <SubmitForm onSubmit={() => void create.run()} {...outcomeOf(create)} operation="createAudience">
         <div class="card">
           <fieldset>
             <legend>Who is it for?</legend>
@@ -79,23 +87,17 @@ export function NewAudience({ pageId }: { pageId: string }) {
           {audienceFor === 'account' && <AccountPicker selected={accountId} onSelect={setAccountId} />}
         </div>
         <div class="card">
-          <Field
-            label="Name"
-            name="customName"
-            failure={failure}
-            hint="Optional: the person and company name it otherwise"
-          >
+          <Field label="Name" name="customName" hint="Optional: the person and company name it otherwise">
             {(control) => <TextInput {...control} value={customName} onValue={setCustomName} />}
           </Field>
           <Field
             label="What we know about them"
             name="supplementaryContext"
-            failure={failure}
             hint="Private context that guides the personalized version; never shown as written"
           >
             {(control) => <TextArea {...control} value={supplementaryContext} onValue={setContext} />}
           </Field>
-          <HoldoutField value={holdoutPercent} onValue={setHoldout} failure={failure} />
+          <HoldoutField value={holdoutPercent} onValue={setHoldout} />
           <Checkbox
             label="Publish each generated version as soon as it is ready"
             checked={autoPublish}
@@ -103,9 +105,7 @@ export function NewAudience({ pageId }: { pageId: string }) {
           />
         </div>
         <div class="actions">
-          <button class="primary" type="submit" disabled={create.pending}>
-            {create.pending ? 'Creating…' : 'Create and generate'}
-          </button>
+          <Submit label="Create and generate" pendingLabel="Creating…" />
         </div>
       </SubmitForm>
     </>

@@ -1,14 +1,10 @@
 import { unwrap } from '../../api.ts';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
-import { atFormFields } from '../../form-fields.ts';
 import { useAction, useLoad } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
 import { type BrandDraft, BrandForm, bodyOf, draftOf, NEW_BRAND } from './form.tsx';
-
-/** The brand id is a path parameter: its errors are shown beside its field. */
-const BRAND_ID_FIELD = { '/params/brand_id': 'brandId' };
 
 export function NewBrand() {
   const { client } = useSession();
@@ -24,7 +20,7 @@ export function NewBrand() {
         initial={NEW_BRAND}
         isNew
         submitLabel="Create the brand"
-        failure={atFormFields(create.failure, BRAND_ID_FIELD)}
+        failure={create.failure}
         pending={create.pending}
         onSubmit={create.run}
       />

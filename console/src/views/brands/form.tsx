@@ -1,7 +1,7 @@
 import type { Brand, BrandInput } from '@tailor/client';
 import { useState } from 'preact/hooks';
-import { type Failure, fieldError } from '../../api.ts';
-import { Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
+import type { Failure } from '../../api.ts';
+import { Field, FieldMessage, Submit, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
 import { useDebounced, useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
@@ -82,15 +82,13 @@ interface BrandIdFieldProps {
   onValue: (value: string) => void;
   /** The profile that has this id already. */
   takenBy: Brand | null;
-  failure: Failure | null;
 }
 
-function BrandIdField({ value, onValue, takenBy, failure }: BrandIdFieldProps) {
+function BrandIdField({ value, onValue, takenBy }: BrandIdFieldProps) {
   return (
     <Field
       label="Brand id"
       name="brandId"
-      failure={failure}
       hint={
         takenBy ? (
           <>
@@ -98,7 +96,7 @@ function BrandIdField({ value, onValue, takenBy, failure }: BrandIdFieldProps) {
             edit that brand.
           </>
         ) : (
-          'What pages name as their brand: letters, digits, . _ or -'
+          'What pages name as their brand'
         )
       }
     >
@@ -117,33 +115,30 @@ interface BrandFormProps {
   onSubmit: (draft: BrandDraft) => void;
 }
 
+/** The brand id is a path parameter of PUT: its rules and errors are shown beside its field. */
+const BRAND_ID_FIELD = { '/params/brand_id': 'brandId' };
+
 export function BrandForm({ initial, isNew, submitLabel, failure, pending, onSubmit }: BrandFormProps) {
   const [draft, setDraft] = useState(initial);
   const takenBy = useBrand(isNew ? draft.brandId : '');
   const set = (field: keyof BrandDraft) => (value: string) =>
     setDraft((current) => ({ ...current, [field]: value }));
   return (
-    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
+    <SubmitForm
+      onSubmit={() => onSubmit(draft)}
+      problem={failure}
+      pending={pending}
+      operation="putBrand"
+      fields={BRAND_ID_FIELD}
+    >
       <div class="card">
         <div class="row">
-          <Field
-            label="Name"
-            name="name"
-            failure={failure}
-            hint="Shown in the header and footer of its pages"
-          >
+          <Field label="Name" name="name" hint="Shown in the header and footer of its pages">
             {(control) => <TextInput {...control} required value={draft.name} onValue={set('name')} />}
           </Field>
-          {isNew && (
-            <BrandIdField
-              value={draft.brandId}
-              onValue={set('brandId')}
-              takenBy={takenBy}
-              failure={failure}
-            />
-          )}
+          {isNew && <BrandIdField value={draft.brandId} onValue={set('brandId')} takenBy={takenBy} />}
         </div>
-        <Field label="Website" name="website" failure={failure} hint="The logo links to it: https://…">
+        <Field label="Website" name="website" hint="The logo links to it">
           {(control) => <TextInput {...control} type="url" value={draft.website} onValue={set('website')} />}
         </Field>
       </div>
@@ -160,14 +155,12 @@ export function BrandForm({ initial, isNew, submitLabel, failure, pending, onSub
           <p class="muted">No logo: the brand's name stands alone in the header.</p>
         )}
         <LogoUpload assetName={`${draft.name || draft.brandId} logo`} onUploaded={set('logoAssetId')} />
-        {fieldError(failure, 'logoAssetId') && (
-          <span class="field-error">{fieldError(failure, 'logoAssetId')}</span>
-        )}
+        <FieldMessage name="logoAssetId" />
       </fieldset>
       <fieldset class="card">
         <legend>Colours</legend>
         <div class="row">
-          <Field label="Primary" name="colors/primary" failure={failure} hint="Buttons and links: #rrggbb">
+          <Field label="Primary" name="colors/primary" hint="Buttons and links">
             {(control) => (
               <span class="colour-input">
                 <TextInput {...control} spellcheck={false} value={draft.primary} onValue={set('primary')} />
@@ -175,7 +168,7 @@ export function BrandForm({ initial, isNew, submitLabel, failure, pending, onSub
               </span>
             )}
           </Field>
-          <Field label="Accent" name="colors/accent" failure={failure} hint="Highlights: #rrggbb">
+          <Field label="Accent" name="colors/accent" hint="Highlights">
             {(control) => (
               <span class="colour-input">
                 <TextInput {...control} spellcheck={false} value={draft.accent} onValue={set('accent')} />
@@ -189,24 +182,16 @@ export function BrandForm({ initial, isNew, submitLabel, failure, pending, onSub
         <Field
           label="Voice"
           name="voice"
-          failure={failure}
           hint='Tone, and words to use or avoid; generation follows it ("Avoid: synergy, leverage")'
         >
           {(control) => <TextArea {...control} value={draft.voice} onValue={set('voice')} />}
         </Field>
-        <Field
-          label="Footer text"
-          name="footerText"
-          failure={failure}
-          hint="Shown in the footer of its pages"
-        >
+        <Field label="Footer text" name="footerText" hint="Shown in the footer of its pages">
           {(control) => <TextArea {...control} value={draft.footerText} onValue={set('footerText')} />}
         </Field>
       </div>
       <div class="actions">
-        <button class="primary" type="submit" disabled={pending || (isNew && takenBy !== null)}>
-          {submitLabel}
-        </button>
+        <Submit label={submitLabel} pendingLabel="Saving…" disabled={isNew && takenBy !== null} />
       </div>
     </SubmitForm>
   );

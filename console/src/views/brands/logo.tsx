@@ -1,18 +1,9 @@
 import type { File as StoredFile } from '@tailor/client';
-import { useId } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
+import { FileField } from '../../components/forms.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction, useLoad } from '../../hooks.ts';
 import { useSession } from '../../session.tsx';
-
-/** The image types POST /v0/files takes. */
-const IMAGE_TYPES: StoredFile['contentType'][] = [
-  'image/png',
-  'image/jpeg',
-  'image/gif',
-  'image/webp',
-  'image/svg+xml',
-];
 
 /**
  * A signed download link on this server's own origin. The API signs links on TAILOR_PUBLIC_URL, and
@@ -44,18 +35,18 @@ interface LogoUploadProps {
 
 /**
  * Uploads an image as the brand's logo: its bytes to POST /v0/files, then an image asset of that
- * file (POST /v0/assets), whose id the profile keeps (docs/files-and-assets.md).
+ * file (POST /v0/assets), whose id the profile keeps (docs/files-and-assets.md). The file's type and
+ * size are checked against what the upload takes before anything is sent.
  */
 export function LogoUpload({ assetName, onUploaded }: LogoUploadProps) {
   const { client } = useSession();
-  const id = useId();
   const upload = useAction(async (image: File) => {
     const file = await unwrap(
       client.POST('/v0/files', {
         // The generated type names the raw bytes a (binary) string; the body is the file as it is.
         body: image as unknown as string,
         bodySerializer: (bytes) => bytes,
-        // The picker offers IMAGE_TYPES only; any other type the server answers 415, shown as a problem.
+        // FileField passes only a file of a type the upload takes.
         params: { header: { 'Content-Type': image.type as StoredFile['contentType'] } },
       }),
     );
@@ -67,24 +58,13 @@ export function LogoUpload({ assetName, onUploaded }: LogoUploadProps) {
     onUploaded(asset.assetId);
   });
   return (
-    <div class="field">
-      <label for={id}>Upload a logo</label>
-      <span class="hint" id={`${id}-hint`}>
-        PNG, JPEG, GIF, WebP or SVG, at most 10 MiB
-      </span>
-      <input
-        id={id}
-        type="file"
-        accept={IMAGE_TYPES.join(',')}
-        aria-describedby={`${id}-hint`}
-        disabled={upload.pending}
-        onChange={(event) => {
-          const image = event.currentTarget.files?.[0];
-          if (image) void upload.run(image);
-        }}
-      />
-      {upload.pending && <span class="hint">Uploading…</span>}
-      <ProblemMessage failure={upload.failure} />
-    </div>
+    <FileField
+      label="Upload a logo"
+      operation="uploadFile"
+      pending={upload.pending}
+      failure={upload.failure}
+      done={upload.done && 'Uploaded: save the brand to keep it.'}
+      onFile={(image) => void upload.run(image)}
+    />
   );
 }

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { CopyField } from '../../components/copy.tsx';
 import { Time } from '../../components/format.tsx';
-import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
+import { Field, outcomeOf, Submit, SubmitForm, TextInput } from '../../components/forms.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction } from '../../hooks.ts';
@@ -146,20 +146,17 @@ export function LinkCreate({ audienceId, onCreated }: { audienceId: string; onCr
     onCreated();
   });
   return (
-    <SubmitForm class="search" onSubmit={() => void create.run()}>
-      <Field
-        label="Link path"
-        name="path"
-        failure={create.failure}
-        hint="Starts with /; lowercase letters, digits, . _ ~ - between slashes"
-      >
-        {(control) => <TextInput {...control} required value={path} onValue={setPath} />}
+    <SubmitForm
+      class="search"
+      onSubmit={() => void create.run()}
+      {...outcomeOf(create, 'Link created.')}
+      operation="createPageLink"
+    >
+      <Field label="Link path" name="path">
+        {(control) => <TextInput {...control} required spellcheck={false} value={path} onValue={setPath} />}
       </Field>
-      <button class="primary" type="submit" disabled={create.pending}>
-        Create link
-      </button>
-      <div class="field">
-        <ProblemMessage failure={create.failure} />
+      <div class="actions">
+        <Submit label="Create link" pendingLabel="Creating…" />
       </div>
     </SubmitForm>
   );

@@ -17,6 +17,7 @@ export function NewPage() {
       <ViewHead title="New page" trail={<Link href="/pages">Pages</Link>} />
       <PageForm
         initial={NEW_PAGE}
+        operation="createPage"
         submitLabel="Create the page"
         failure={create.failure}
         pending={create.pending}
@@ -56,6 +57,7 @@ export function EditPage({ pageId }: { pageId: string }) {
       {page.data && (
         <PageForm
           initial={draftOf(page.data)}
+          operation="updatePage"
           submitLabel="Save changes"
           failure={save.failure}
           pending={save.pending}

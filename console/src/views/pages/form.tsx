@@ -6,11 +6,13 @@ import {
   type Choice,
   Field,
   Select,
+  Submit,
   SubmitForm,
   TextArea,
   TextInput,
 } from '../../components/forms.tsx';
 import { Rows } from '../../components/rows.tsx';
+import type { OperationId } from '../../request-schemas.ts';
 import { useBrands } from '../brands/names.tsx';
 
 type ActionDraft = PageCreate['actions'][number];
@@ -161,6 +163,8 @@ export function bodyOf(draft: PageDraft, page?: Page): PageCreate {
 
 interface PageFormProps {
   initial: PageDraft;
+  /** createPage or updatePage: the fields state its rules. */
+  operation: OperationId;
   submitLabel: string;
   failure: Failure | null;
   pending: boolean;
@@ -168,22 +172,22 @@ interface PageFormProps {
 }
 
 /** Every field a page needs, with the API's errors beside them. */
-export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: PageFormProps) {
+export function PageForm({ initial, operation, submitLabel, failure, pending, onSubmit }: PageFormProps) {
   const [draft, setDraft] = useState(initial);
   const brands = useBrands();
   const set = (changes: Partial<PageDraft>) => setDraft({ ...draft, ...changes });
 
   return (
-    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
+    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure} pending={pending} operation={operation}>
       <div class="card">
         <h2>The page</h2>
         <div class="row">
-          <Field label="Name" name="name" failure={failure} hint="Shown in the console and as the title">
+          <Field label="Name" name="name" hint="Shown in the console and as the title">
             {(control) => (
               <TextInput {...control} required value={draft.name} onValue={(name) => set({ name })} />
             )}
           </Field>
-          <Field label="Type" name="pageType" failure={failure}>
+          <Field label="Type" name="pageType" limits={false}>
             {(control) => (
               <Select
                 {...control}
@@ -196,7 +200,6 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
           <Field
             label="Brand"
             name="brandId"
-            failure={failure}
             hint="The brand id whose profile styles the page and guides its voice"
           >
             {(control) => (
@@ -221,7 +224,6 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
         <Field
           label="What the page is about"
           name="pageContext"
-          failure={failure}
           hint="The offer, for whom, and why: the personalizer writes each audience's version from it"
         >
           {(control) => (
@@ -234,15 +236,10 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
           )}
         </Field>
         <div class="row">
-          <Field
-            label="Title"
-            name="metadata/title"
-            failure={failure}
-            hint="The tab title; the name when empty"
-          >
+          <Field label="Title" name="metadata/title" hint="The tab title; the name when empty">
             {(control) => <TextInput {...control} value={draft.title} onValue={(title) => set({ title })} />}
           </Field>
-          <Field label="Description" name="metadata/description" failure={failure} hint="For search engines">
+          <Field label="Description" name="metadata/description" hint="For search engines">
             {(control) => (
               <TextInput
                 {...control}
@@ -264,7 +261,7 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
       >
         {(action, update, index) => (
           <div class="row">
-            <Field label="Button text" name={`actions/${index}/buttonTitle`} failure={failure}>
+            <Field label="Button text" name={`actions/${index}/buttonTitle`}>
               {(control) => (
                 <TextInput
                   {...control}
@@ -274,7 +271,7 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
                 />
               )}
             </Field>
-            <Field label="Kind" name={`actions/${index}/actionType`} failure={failure}>
+            <Field label="Kind" name={`actions/${index}/actionType`} limits={false}>
               {(control) => (
                 <Select
                   {...control}
@@ -284,12 +281,12 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
                 />
               )}
             </Field>
-            <Field label="URL" name={`actions/${index}/url`} failure={failure} hint="For a link">
+            <Field label="URL" name={`actions/${index}/url`} hint="For a link">
               {(control) => (
                 <TextInput {...control} value={action.url ?? ''} onValue={(url) => update({ url })} />
               )}
             </Field>
-            <Field label="Purpose" name={`actions/${index}/purpose`} failure={failure} hint="What it is for">
+            <Field label="Purpose" name={`actions/${index}/purpose`} hint="What it is for">
               {(control) => (
                 <TextInput
                   {...control}
@@ -305,8 +302,8 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
         <Field
           label="Header button"
           name="headerActionId"
-          failure={failure}
           hint="The action shown in the header"
+          limits={false}
         >
           {(control) => (
             <Select
@@ -330,7 +327,7 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
         {(widget, update, index) => (
           <>
             <div class="row">
-              <Field label="Kind" name={`actionCardWidgets/${index}/type`} failure={failure}>
+              <Field label="Kind" name={`actionCardWidgets/${index}/type`} limits={false}>
                 {(control) => (
                   <Select
                     {...control}
@@ -340,7 +337,7 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
                   />
                 )}
               </Field>
-              <Field label="Title" name={`actionCardWidgets/${index}/title`} failure={failure}>
+              <Field label="Title" name={`actionCardWidgets/${index}/title`}>
                 {(control) => (
                   <TextInput {...control} value={widget.title ?? ''} onValue={(title) => update({ title })} />
                 )}
@@ -355,11 +352,7 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
             >
               {(logo, updateLogo, logoIndex) => (
                 <div class="row">
-                  <Field
-                    label="Image URL"
-                    name={`actionCardWidgets/${index}/logos/${logoIndex}/image/url`}
-                    failure={failure}
-                  >
+                  <Field label="Image URL" name={`actionCardWidgets/${index}/logos/${logoIndex}/image/url`}>
                     {(control) => (
                       <TextInput
                         {...control}
@@ -371,7 +364,6 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
                   <Field
                     label="Alternative text"
                     name={`actionCardWidgets/${index}/logos/${logoIndex}/image/altText`}
-                    failure={failure}
                   >
                     {(control) => (
                       <TextInput
@@ -398,12 +390,12 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
       >
         {(script, update, index) => (
           <>
-            <Field label="Name" name={`scripts/${index}/name`} failure={failure}>
+            <Field label="Name" name={`scripts/${index}/name`}>
               {(control) => (
                 <TextInput {...control} value={script.name ?? ''} onValue={(name) => update({ name })} />
               )}
             </Field>
-            <Field label="HTML" name={`scripts/${index}/content`} failure={failure}>
+            <Field label="HTML" name={`scripts/${index}/content`}>
               {(control) => (
                 <TextArea {...control} value={script.content} onValue={(content) => update({ content })} />
               )}
@@ -418,9 +410,7 @@ export function PageForm({ initial, submitLabel, failure, pending, onSubmit }: P
       </Rows>
 
       <div class="actions">
-        <button class="primary" type="submit" disabled={pending}>
-          {pending ? 'Saving…' : submitLabel}
-        </button>
+        <Submit label={submitLabel} pendingLabel="Saving…" />
       </div>
     </SubmitForm>
   );

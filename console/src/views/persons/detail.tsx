@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
 import { StatusBadge, Time, WebLink } from '../../components/format.tsx';
-import { Field, SubmitForm, TextArea } from '../../components/forms.tsx';
+import { Field, outcomeOf, Submit, SubmitForm, TextArea } from '../../components/forms.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { PagedList } from '../../components/paged-list.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
@@ -267,14 +267,17 @@ function NoteForm({ personId, entry, onSaved, onCancel }: NoteFormProps) {
     onSaved();
   });
   return (
-    <SubmitForm class={entry ? undefined : 'card'} onSubmit={() => void save.run()} problem={save.failure}>
-      <Field label={entry ? 'Note' : 'New note'} name="text" failure={save.failure}>
+    <SubmitForm
+      class={entry ? undefined : 'card'}
+      onSubmit={() => void save.run()}
+      {...outcomeOf(save, entry ? 'Saved.' : 'Added.')}
+      operation={entry ? 'updatePersonNote' : 'createPersonNote'}
+    >
+      <Field label={entry ? 'Note' : 'New note'} name="text">
         {(control) => <TextArea {...control} required value={text} onValue={setText} />}
       </Field>
       <div class="actions">
-        <button class="primary" type="submit" disabled={save.pending}>
-          {entry ? 'Save note' : 'Add note'}
-        </button>
+        <Submit label={entry ? 'Save note' : 'Add note'} pendingLabel="Saving…" />
         {onCancel && (
           <button type="button" onClick={onCancel}>
             Cancel

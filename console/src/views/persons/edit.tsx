@@ -17,6 +17,7 @@ export function NewPerson() {
       <ViewHead title="New person" trail={<Link href="/persons">Persons</Link>} />
       <PersonForm
         initial={NEW_PERSON}
+        operation="createPerson"
         submitLabel="Create the person"
         failure={create.failure}
         pending={create.pending}
@@ -50,6 +51,7 @@ export function EditPerson({ personId }: { personId: string }) {
       {person.data && (
         <PersonForm
           initial={draftOf(person.data)}
+          operation="updatePerson"
           submitLabel="Save changes"
           failure={save.failure}
           pending={save.pending}

@@ -1,7 +1,8 @@
 import type { Person, PersonCreate, PersonUpdate } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
-import { Field, SubmitForm, TextInput } from '../../components/forms.tsx';
+import { Field, Submit, SubmitForm, TextInput } from '../../components/forms.tsx';
+import type { OperationId } from '../../request-schemas.ts';
 
 /**
  * What the form edits: every field a person is created with, as text ("" for none). Made from the
@@ -58,23 +59,25 @@ export function updateBody(draft: PersonDraft, person: Person): PersonUpdate {
 
 interface PersonFormProps {
   initial: PersonDraft;
+  /** createPerson or updatePerson: the fields state its rules. */
+  operation: OperationId;
   submitLabel: string;
   failure: Failure | null;
   pending: boolean;
   onSubmit: (draft: PersonDraft) => void;
 }
 
-export function PersonForm({ initial, submitLabel, failure, pending, onSubmit }: PersonFormProps) {
+export function PersonForm({ initial, operation, submitLabel, failure, pending, onSubmit }: PersonFormProps) {
   const [draft, setDraft] = useState(initial);
   const set = (field: keyof PersonDraft) => (value: string) => setDraft({ ...draft, [field]: value });
   return (
-    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
+    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure} pending={pending} operation={operation}>
       <div class="card">
         <div class="row">
-          <Field label="Name" name="name" failure={failure}>
+          <Field label="Name" name="name">
             {(control) => <TextInput {...control} required value={draft.name} onValue={set('name')} />}
           </Field>
-          <Field label="Email" name="email" failure={failure} hint="Unique among your persons">
+          <Field label="Email" name="email" hint="Unique among your persons">
             {(control) => (
               <TextInput
                 {...control}
@@ -90,23 +93,19 @@ export function PersonForm({ initial, submitLabel, failure, pending, onSubmit }:
           <Field
             label="Company domain"
             name="domain"
-            failure={failure}
             hint="Links the person to that company; empty: the email's domain"
           >
             {(control) => (
               <TextInput {...control} spellcheck={false} value={draft.domain} onValue={set('domain')} />
             )}
           </Field>
-          <Field
-            label="Phone number"
-            name="phoneNumber"
-            failure={failure}
-            hint="With its country code: +14155550100"
-          >
-            {(control) => <TextInput {...control} value={draft.phoneNumber} onValue={set('phoneNumber')} />}
+          <Field label="Phone number" name="phoneNumber">
+            {(control) => (
+              <TextInput {...control} type="tel" value={draft.phoneNumber} onValue={set('phoneNumber')} />
+            )}
           </Field>
         </div>
-        <Field label="LinkedIn profile" name="linkedinProfileUrl" failure={failure}>
+        <Field label="LinkedIn profile" name="linkedinProfileUrl">
           {(control) => (
             <TextInput
               {...control}
@@ -118,9 +117,7 @@ export function PersonForm({ initial, submitLabel, failure, pending, onSubmit }:
         </Field>
       </div>
       <div class="actions">
-        <button class="primary" type="submit" disabled={pending}>
-          {submitLabel}
-        </button>
+        <Submit label={submitLabel} pendingLabel="Saving…" />
       </div>
     </SubmitForm>
   );

@@ -181,6 +181,7 @@ function EditSubscription({
       {open && (
         <SubscriptionForm
           initial={draftOf(subscription)}
+          operation="updateWebhookSubscription"
           submitLabel="Save changes"
           failure={save.failure}
           pending={save.pending}

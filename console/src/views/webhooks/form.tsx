@@ -2,7 +2,8 @@ import type { EventKind, WebhookSubscription, WebhookSubscriptionCreate } from '
 import { useId, useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
 import { CopyField } from '../../components/copy.tsx';
-import { Checkbox, Field, SubmitForm, TextInput } from '../../components/forms.tsx';
+import { Checkbox, Field, FieldMessage, Submit, SubmitForm, TextInput } from '../../components/forms.tsx';
+import type { OperationId } from '../../request-schemas.ts';
 
 /** Every event kind a subscription can select, with what it tells (docs/webhooks.md). */
 const EVENT_KINDS: Record<EventKind, string> = {
@@ -33,6 +34,8 @@ export function draftOf({ url, events, active }: WebhookSubscription): Subscript
 
 interface SubscriptionFormProps {
   initial: SubscriptionDraft;
+  /** createWebhookSubscription or updateWebhookSubscription: the fields state its rules. */
+  operation: OperationId;
   submitLabel: string;
   failure: Failure | null;
   pending: boolean;
@@ -41,6 +44,7 @@ interface SubscriptionFormProps {
 
 export function SubscriptionForm({
   initial,
+  operation,
   submitLabel,
   failure,
   pending,
@@ -49,18 +53,11 @@ export function SubscriptionForm({
   const [draft, setDraft] = useState(initial);
   const name = useId();
   const chosen = draft.events ?? [];
-  // An error may name the list or one of its items (/body/events/2).
-  const eventsError = failure?.errors?.find((error) => error.path.startsWith('/body/events'))?.message;
   const toggle = (kind: EventKind, on: boolean) =>
     setDraft({ ...draft, events: KINDS.filter((each) => (each === kind ? on : chosen.includes(each))) });
   return (
-    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
-      <Field
-        label="Receiver URL"
-        name="url"
-        failure={failure}
-        hint="Where events are POSTed: an https:// address on the internet"
-      >
+    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure} pending={pending} operation={operation}>
+      <Field label="Receiver URL" name="url" hint="Where events are POSTed">
         {(control) => (
           <TextInput
             {...control}
@@ -107,7 +104,8 @@ export function SubscriptionForm({
             ))}
           </div>
         )}
-        {eventsError && <p class="field-error">{eventsError}</p>}
+        {/* An error may name the list or one of its items (/body/events/2). */}
+        <FieldMessage name="events" nested />
       </fieldset>
       <Checkbox
         label="Active"
@@ -115,9 +113,9 @@ export function SubscriptionForm({
         checked={draft.active}
         onChecked={(active) => setDraft({ ...draft, active })}
       />
-      <button class="primary" type="submit" disabled={pending}>
-        {submitLabel}
-      </button>
+      <div class="actions">
+        <Submit label={submitLabel} pendingLabel="Saving…" />
+      </div>
     </SubmitForm>
   );
 }

@@ -43,6 +43,7 @@ export function WebhookList() {
             <summary>New subscription</summary>
             <SubscriptionForm
               initial={NEW_SUBSCRIPTION}
+              operation="createWebhookSubscription"
               submitLabel="Create the subscription"
               failure={create.failure}
               pending={create.pending}
