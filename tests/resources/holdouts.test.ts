@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TenantDb } from '../../src/db/tenant-db.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
+import { confidenceSequence, DEFAULT_SEQUENTIAL_TUNING } from '../../src/resources/sessions/sequential.ts';
 import { chanceToBeat, chiSquarePValue, newcombeInterval } from '../../src/resources/sessions/statistics.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { escapeHtml } from '../../src/shared/html.ts';
@@ -345,23 +346,34 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
     expect(lift.srm.pValue).toBeCloseTo(chiSquarePValue([120, 100], [0.5, 0.5]), 12);
     expect(lift.srm.pValue).toBeCloseTo(0.17752, 4);
     expect(lift.srm.mismatch).toBe(false);
+    // Each day's always-valid interval is the one of the sessions up to its end.
+    const upTo = (p: [number, number], b: [number, number]) =>
+      confidenceSequence(
+        { trials: p[0], successes: p[1] },
+        { trials: b[0], successes: b[1] },
+        DEFAULT_SEQUENTIAL_TUNING,
+      );
     expect(lift.daily).toEqual([
       {
         date: '2026-01-01',
         personalized: { sessions: 60, conversions: 15 },
         baseline: { sessions: 10, conversions: 1 },
+        confidenceSequence: upTo([60, 15], [10, 1]),
       },
       {
         date: '2026-01-02',
         personalized: { sessions: 40, conversions: 10 },
         baseline: { sessions: 50, conversions: 6 },
+        confidenceSequence: upTo([100, 25], [60, 7]),
       },
       {
         date: '2026-01-03',
         personalized: { sessions: 20, conversions: 5 },
         baseline: { sessions: 40, conversions: 5 },
+        confidenceSequence: upTo([120, 30], [100, 12]),
       },
     ]);
+    expect(lift.daily.at(-1).confidenceSequence).toEqual(lift.confidenceSequence);
   });
 
   it('answers null for what needs both arms, and no srm, while an arm is empty or there is no holdout', async () => {
@@ -376,7 +388,7 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
       absoluteLift: null,
       relativeLift: null,
       confidenceInterval: { lower: null, upper: null },
-      confidenceSequence: { lower: null, upper: null },
+      confidenceSequence: null,
       decision: 'keep_running',
       sessionsToDecision: null,
       chanceToBeatBaseline: null,
@@ -387,11 +399,13 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
           date: '2026-01-01',
           personalized: { sessions: 0, conversions: 0 },
           baseline: { sessions: 0, conversions: 0 },
+          confidenceSequence: null,
         },
         {
           date: '2026-01-02',
           personalized: { sessions: 0, conversions: 0 },
           baseline: { sessions: 0, conversions: 0 },
+          confidenceSequence: null,
         },
       ],
     });
@@ -401,9 +415,16 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
     expect(oneArm).toMatchObject({
       absoluteLift: null,
       confidenceInterval: { lower: null, upper: null },
+      confidenceSequence: null,
+      decision: 'keep_running',
+      sessionsToDecision: null,
       chanceToBeatBaseline: null,
       srm: { pValue: null, mismatch: false },
     });
+    expect(oneArm.daily.map((day: { confidenceSequence: unknown }) => day.confidenceSequence)).toEqual([
+      null,
+      null,
+    ]);
   });
 
   it('has no relative lift while the baseline converted none, and the rest all the same', async () => {
