@@ -1,16 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TenantDb } from '../../src/db/tenant-db.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
 import { confidenceSequence, DEFAULT_SEQUENTIAL_TUNING } from '../../src/resources/sessions/sequential.ts';
 import { chanceToBeat, chiSquarePValue, newcombeInterval } from '../../src/resources/sessions/statistics.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { escapeHtml } from '../../src/shared/html.ts';
-import { recordVisit } from '../../src/workflows/visits/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { type LinkedPage, publishLinkedPage, SAMPLE_PAGE } from '../helpers/pages.ts';
 import { type Client, type Response, startServer, type TestServer } from '../helpers/server.ts';
+import { recordSessions } from '../helpers/sessions.ts';
 
 let server: TestServer;
 let api: Client;
@@ -293,21 +292,8 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
     `/v0/pages/${s.pageId}/analytics/audiences/${s.audienceId}/lift${query ? `?${query}` : ''}`;
 
   /** Records `count` sessions of one arm at `at`, of which `converted` have a CTA click. */
-  async function sessions(s: Site, arm: Arm, at: number, count: number, converted: number): Promise<void> {
-    const db: TenantDb = server.database.forTenant(api.tenantId);
-    for (let i = 0; i < count; i++) {
-      const events: SessionEvent[] = [{ type: 'session_start', at }];
-      if (i < converted) events.push({ type: 'cta_click', at, actionId: 'demo' });
-      const visit = {
-        sessionId: `lift-${randomBytes(8).toString('hex')}`,
-        pageId: s.pageId,
-        audienceId: s.audienceId,
-        pageLinkId: s.pageLinkId,
-        arm,
-      };
-      await recordVisit(db, visit, events, at);
-    }
-  }
+  const sessions = (s: Site, arm: Arm, at: number, count: number, converted: number) =>
+    recordSessions(server, api, s, arm, { count, converted, at });
 
   it('answers every figure as its formula says, from sessions in whole and partial hours', async () => {
     const s = await site(50);

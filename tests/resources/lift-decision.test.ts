@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
 import { confidenceSequence, sessionsToDecision } from '../../src/resources/sessions/sequential.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
-import { recordVisit } from '../../src/workflows/visits/service.ts';
 import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
 import { type Client, type Response, startServer, type TestServer } from '../helpers/server.ts';
+import { recordSessions } from '../helpers/sessions.ts';
 
 let server: TestServer;
 let api: Client;
@@ -39,26 +37,8 @@ const holdoutSite = () =>
   });
 
 /** Sessions of one arm at `at`, the first `conversions` of them with a CTA click. */
-async function record(site: LinkedPage, arm: Arm, [sessions, conversions]: Counts, at = DAY + 3_600_000) {
-  const db = server.database.forTenant(api.tenantId);
-  const session = (converts: boolean) => {
-    const events: SessionEvent[] = [{ type: 'session_start', at }];
-    if (converts) events.push({ type: 'cta_click', at, actionId: 'demo' });
-    const visit = {
-      sessionId: `decide-${randomBytes(8).toString('hex')}`,
-      pageId: site.pageId,
-      audienceId: site.audienceId,
-      pageLinkId: site.pageLinkId,
-      arm,
-    };
-    return recordVisit(db, visit, events, at);
-  };
-  // A few dozen at a time: one at a time is slow on PostgreSQL, all at once crowds its pool.
-  for (let from = 0; from < sessions; from += 25) {
-    const batch = Array.from({ length: Math.min(25, sessions - from) }, (_, i) => from + i);
-    await Promise.all(batch.map((i) => session(i < conversions)));
-  }
-}
+const record = (site: LinkedPage, arm: Arm, [count, converted]: Counts, at = DAY + 3_600_000) =>
+  recordSessions(server, api, site, arm, { count, converted, at });
 
 /** An audience with a 50 % holdout whose arms had these sessions and conversions on DAY. */
 async function experiment(personalized: Counts, baseline: Counts): Promise<LinkedPage> {

@@ -43,6 +43,16 @@ export function points(value: number | null, unit = true): string {
   return unit ? `${formatted} pts` : formatted;
 }
 
+/** An interval of lifts in percentage points: "-1.2 to +3.4 pts". */
+export function pointsRange({ lower, upper }: { lower: number; upper: number }): string {
+  return `${points(lower, false)} to ${points(upper)}`;
+}
+
+/** A size of difference in percentage points, without a sign: 0.02 → "2 pts". */
+export function pointsApart(value: number): string {
+  return `${(Math.abs(value) * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })} pts`;
+}
+
 export function seconds(value: number): string {
   return `${value.toLocaleString(undefined, { maximumFractionDigits: 0 })} s`;
 }
