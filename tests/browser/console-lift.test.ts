@@ -100,7 +100,10 @@ const range = ({ lower, upper }: { lower: number; upper: number }) => `${pts(low
 async function verdict(page: Page): Promise<{ heading: string; text: string }> {
   const section = page.locator('section.decision');
   return {
-    heading: ((await section.getByRole('heading', { level: 2 }).textContent()) ?? '').trim(),
+    // Figures keep their unit on their line with a no-break space, read here as any space.
+    heading: ((await section.getByRole('heading', { level: 2 }).textContent()) ?? '')
+      .replace(/\s+/g, ' ')
+      .trim(),
     text: ((await section.textContent()) ?? '').replace(/\s+/g, ' '),
   };
 }

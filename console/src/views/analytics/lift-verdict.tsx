@@ -167,7 +167,7 @@ function running(lift: AudienceLift, wait: number): Verdict {
         <>
           <p>
             Each side needs at least {ENOUGH.sessions} visitors and {ENOUGH.conversions} conversions before a
-            difference means much. Still to come: {needs.join(', ')}. So far {soFar(lift)}: a lift of{' '}
+            difference means much. Still to come: {needs.join(', ')}. So far, {soFar(lift)}: a lift of{' '}
             {points(lift.absoluteLift)}, still mostly chance.
           </p>
           {wait > shortest && (
