@@ -57,6 +57,8 @@ beforeAll(async () => {
   server = await startServer();
   api = await server.newTenant();
   sites.empty = await holdoutSite(50);
+  sites.noHoldout = await holdoutSite(0);
+  await daily(sites.noHoldout, 'personalized', 1, 3, 1);
   sites.oneArm = await holdoutSite(20);
   await daily(sites.oneArm, 'personalized', 1, 12, 2);
   sites.unconverted = await holdoutSite(50);
@@ -120,13 +122,18 @@ async function open(name: string, viewport: ViewportName = 'desktop') {
 }
 
 describe.skipIf(!hasChromium)('the lift view in Chromium', () => {
-  it('says plainly what is missing: any visitor, a visitor on one side, a conversion', async () => {
+  it('says plainly what is missing: any visitor, a holdout, a visitor on one side, a conversion', async () => {
     const { page, cspViolations } = await open('empty');
     expect(await verdict(page)).toMatchObject({ heading: 'No visitors yet' });
     expect((await verdict(page)).text).toContain("Nobody has visited this audience's page in this period");
     // Nothing to compare: no lift figures, no interval, no day drawn from nothing.
     expect(await page.getByRole('heading', { name: 'Lift', exact: true }).count()).toBe(0);
     expect(await page.getByRole('heading', { name: 'Day by day (UTC)' }).count()).toBe(0);
+
+    await goTo(page, liftView('noHoldout'));
+    expect((await verdict(page)).heading).toBe('No holdout, so nothing to compare with');
+    await page.locator('section.decision').getByRole('link', { name: 'the audience' }).click();
+    await page.waitForURL(new RegExp(`/audiences/${sites.noHoldout?.audienceId}$`));
 
     await goTo(page, liftView('oneArm'));
     expect((await verdict(page)).heading).toBe('No visitors in the baseline yet');
@@ -252,7 +259,16 @@ describe.skipIf(!hasChromium)('the lift view in Chromium', () => {
     it(`shows each state at ${viewport} width without sideways scroll or a serious axe-core violation`, async () => {
       fs.mkdirSync(SHOTS, { recursive: true });
       const { page, cspViolations } = await open('empty', viewport);
-      for (const name of ['empty', 'oneArm', 'unconverted', 'small', 'running', 'deciding', 'losing']) {
+      for (const name of [
+        'empty',
+        'noHoldout',
+        'oneArm',
+        'unconverted',
+        'small',
+        'running',
+        'deciding',
+        'losing',
+      ]) {
         await goTo(page, liftView(name));
         if ((await liftOf(name)).confidenceSequence)
           await page.locator('.chart-canvas canvas').first().waitFor();

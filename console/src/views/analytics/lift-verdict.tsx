@@ -4,7 +4,7 @@ import { Link } from '../../router.tsx';
 import { count, counted, percent, points, pointsApart, pointsRange } from './numbers.ts';
 
 /** What lift needs of each arm before its figures mean much (docs/analytics.md, `enoughData`). */
-export const ENOUGH = { sessions: 100, conversions: 10 };
+const ENOUGH = { sessions: 100, conversions: 10 };
 
 /**
  * The smallest lift worth waiting for, 2 percentage points: asked of the API as `minimumLift`, so
@@ -28,7 +28,7 @@ export interface Verdict {
  * "about 200 more visitors": the wait rounded UP to two significant figures, so that it is never
  * below what each arm still needs, which the verdict lists beside it.
  */
-export function moreVisitors(sessions: number): string {
+function moreVisitors(sessions: number): string {
   if (sessions >= 1e9) return 'over a billion more visitors';
   const step = 10 ** Math.max(0, Math.floor(Math.log10(Math.max(sessions, 1))) - 1);
   return `about ${counted(Math.ceil(sessions / step) * step, 'more visitor')}`;
@@ -56,9 +56,8 @@ function stillNeeds(arm: Arm, name: string): string | null {
 
 /** "1 of 5 visitors (20%) converted on the personalized page, 1 of 1 (100%) on the baseline" */
 function soFar({ personalized, baseline }: AudienceLift): string {
-  const of = (arm: Arm, noun: string) =>
-    `${count(arm.conversions)} of ${noun ? counted(arm.sessions, noun) : count(arm.sessions)} (${percent(arm.conversionRate)})`;
-  return `${of(personalized, 'visitor')} converted on the personalized page, ${of(baseline, '')} on the baseline`;
+  const rate = (arm: Arm) => `(${percent(arm.conversionRate)})`;
+  return `${count(personalized.conversions)} of ${counted(personalized.sessions, 'visitor')} ${rate(personalized)} converted on the personalized page, ${count(baseline.conversions)} of ${count(baseline.sessions)} ${rate(baseline)} on the baseline`;
 }
 
 /** The lift waited for, with its sign; or the minimum either way while the observed one is smaller. */
