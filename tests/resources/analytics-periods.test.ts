@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
+import { confidenceSequence } from '../../src/resources/sessions/sequential.ts';
 import type { Visit } from '../../src/resources/sessions/service.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { recordFormInSession, recordVisit } from '../../src/workflows/visits/service.ts';
@@ -204,10 +205,17 @@ function expectedLift(period: Period) {
   const daily = [];
   for (let day = Math.floor(period.start / DAY); day <= Math.floor((period.end - 1) / DAY); day++) {
     const ofDay = mine.filter((session) => Math.floor(session.started_at / DAY) === day);
+    // Each day's always-valid interval is of the period's sessions up to its end.
+    const upTo = mine.filter((session) => Math.floor(session.started_at / DAY) <= day);
+    const trials = (arm: Arm) => {
+      const { sessions, conversions } = counts(upTo, arm);
+      return { trials: sessions, successes: conversions };
+    };
     daily.push({
       date: new Date(day * DAY).toISOString().slice(0, 10),
       personalized: counts(ofDay, 'personalized'),
       baseline: counts(ofDay, 'baseline'),
+      confidenceSequence: confidenceSequence(trials('personalized'), trials('baseline')),
     });
   }
   return {

@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TenantDb } from '../../src/db/tenant-db.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import type { SessionEvent } from '../../src/resources/sessions/schema.ts';
+import { confidenceSequence, DEFAULT_SEQUENTIAL_TUNING } from '../../src/resources/sessions/sequential.ts';
 import { chanceToBeat, chiSquarePValue, newcombeInterval } from '../../src/resources/sessions/statistics.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { escapeHtml } from '../../src/shared/html.ts';
-import { recordVisit } from '../../src/workflows/visits/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { type LinkedPage, publishLinkedPage, SAMPLE_PAGE } from '../helpers/pages.ts';
 import { type Client, type Response, startServer, type TestServer } from '../helpers/server.ts';
+import { recordSessions } from '../helpers/sessions.ts';
 
 let server: TestServer;
 let api: Client;
@@ -292,21 +292,8 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
     `/v0/pages/${s.pageId}/analytics/audiences/${s.audienceId}/lift${query ? `?${query}` : ''}`;
 
   /** Records `count` sessions of one arm at `at`, of which `converted` have a CTA click. */
-  async function sessions(s: Site, arm: Arm, at: number, count: number, converted: number): Promise<void> {
-    const db: TenantDb = server.database.forTenant(api.tenantId);
-    for (let i = 0; i < count; i++) {
-      const events: SessionEvent[] = [{ type: 'session_start', at }];
-      if (i < converted) events.push({ type: 'cta_click', at, actionId: 'demo' });
-      const visit = {
-        sessionId: `lift-${randomBytes(8).toString('hex')}`,
-        pageId: s.pageId,
-        audienceId: s.audienceId,
-        pageLinkId: s.pageLinkId,
-        arm,
-      };
-      await recordVisit(db, visit, events, at);
-    }
-  }
+  const sessions = (s: Site, arm: Arm, at: number, count: number, converted: number) =>
+    recordSessions(server, api, s, arm, { count, converted, at });
 
   it('answers every figure as its formula says, from sessions in whole and partial hours', async () => {
     const s = await site(50);
@@ -345,23 +332,34 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
     expect(lift.srm.pValue).toBeCloseTo(chiSquarePValue([120, 100], [0.5, 0.5]), 12);
     expect(lift.srm.pValue).toBeCloseTo(0.17752, 4);
     expect(lift.srm.mismatch).toBe(false);
+    // Each day's always-valid interval is the one of the sessions up to its end.
+    const upTo = (p: [number, number], b: [number, number]) =>
+      confidenceSequence(
+        { trials: p[0], successes: p[1] },
+        { trials: b[0], successes: b[1] },
+        DEFAULT_SEQUENTIAL_TUNING,
+      );
     expect(lift.daily).toEqual([
       {
         date: '2026-01-01',
         personalized: { sessions: 60, conversions: 15 },
         baseline: { sessions: 10, conversions: 1 },
+        confidenceSequence: upTo([60, 15], [10, 1]),
       },
       {
         date: '2026-01-02',
         personalized: { sessions: 40, conversions: 10 },
         baseline: { sessions: 50, conversions: 6 },
+        confidenceSequence: upTo([100, 25], [60, 7]),
       },
       {
         date: '2026-01-03',
         personalized: { sessions: 20, conversions: 5 },
         baseline: { sessions: 40, conversions: 5 },
+        confidenceSequence: upTo([120, 30], [100, 12]),
       },
     ]);
+    expect(lift.daily.at(-1).confidenceSequence).toEqual(lift.confidenceSequence);
   });
 
   it('answers null for what needs both arms, and no srm, while an arm is empty or there is no holdout', async () => {
@@ -376,7 +374,7 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
       absoluteLift: null,
       relativeLift: null,
       confidenceInterval: { lower: null, upper: null },
-      confidenceSequence: { lower: null, upper: null },
+      confidenceSequence: null,
       decision: 'keep_running',
       sessionsToDecision: null,
       chanceToBeatBaseline: null,
@@ -387,11 +385,13 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
           date: '2026-01-01',
           personalized: { sessions: 0, conversions: 0 },
           baseline: { sessions: 0, conversions: 0 },
+          confidenceSequence: null,
         },
         {
           date: '2026-01-02',
           personalized: { sessions: 0, conversions: 0 },
           baseline: { sessions: 0, conversions: 0 },
+          confidenceSequence: null,
         },
       ],
     });
@@ -401,9 +401,16 @@ describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () =>
     expect(oneArm).toMatchObject({
       absoluteLift: null,
       confidenceInterval: { lower: null, upper: null },
+      confidenceSequence: null,
+      decision: 'keep_running',
+      sessionsToDecision: null,
       chanceToBeatBaseline: null,
       srm: { pValue: null, mismatch: false },
     });
+    expect(oneArm.daily.map((day: { confidenceSequence: unknown }) => day.confidenceSequence)).toEqual([
+      null,
+      null,
+    ]);
   });
 
   it('has no relative lift while the baseline converted none, and the rest all the same', async () => {

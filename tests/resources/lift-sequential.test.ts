@@ -53,14 +53,28 @@ describe('the normal-mixture confidence sequence', () => {
     [30, 1000, 45, 1000, 100],
     [120, 1000, 100, 1000, 5000],
     [4_200, 40_000, 3_900, 38_000, 1_000_000],
-    [9, 10, 1, 10, 5000],
-    [600, 2000, 150, 500, 10_000_000],
+    [60, 100, 10, 100, 5000],
+    [6000, 20_000, 1500, 5000, 10_000_000],
   ])('%i/%i − %i/%i at S = %i agrees with the paper’s boundary', (c1, n1, c2, n2, tuning) => {
     const sequence = confidenceSequence(of(c1, n1), of(c2, n2), tuning);
     const difference = c1 / n1 - c2 / n2;
     const half = referenceHalfWidth(c1 / n1, n1, c2 / n2, n2, tuning);
     expect(sequence?.lower).toBeCloseTo(difference - half, 12);
     expect(sequence?.upper).toBeCloseTo(difference + half, 12);
+  });
+
+  it('is clipped to [−1, 1] where the boundary passes it, and still decides by its bounds', () => {
+    // The 5 against 1 session: 1/5 against 1/1, a lift of −80 points ± 4.51.
+    const raw = referenceHalfWidth(0.2, 5, 1, 1, 5000);
+    expect(-0.8 - raw).toBeLessThan(-5);
+    expect(confidenceSequence(of(1, 5), of(1, 1), 5000)).toEqual({ lower: -1, upper: 1 });
+    // 90/100 against 10/100: 0.8 ± 0.216, clipped above only, and a decision all the same.
+    const sequence = confidenceSequence(of(90, 100), of(10, 100), 5000);
+    expect(0.8 + referenceHalfWidth(0.9, 100, 0.1, 100, 5000)).toBeGreaterThan(1);
+    expect(sequence?.lower).toBeCloseTo(0.8 - referenceHalfWidth(0.9, 100, 0.1, 100, 5000), 12);
+    expect(sequence?.upper).toBe(1);
+    expect(decisionOf(sequence)).toBe('personalized_wins');
+    expect(confidenceSequence(of(10, 100), of(90, 100), 5000)?.lower).toBe(-1);
   });
 
   it('is null while an arm is empty or neither arm varies, and then keeps running', () => {
@@ -100,7 +114,12 @@ describe('the normal-mixture confidence sequence', () => {
           );
           const width = (interval: { lower: number; upper: number } | null) =>
             interval ? interval.upper - interval.lower : 0;
-          expect(width(more)).toBeLessThan(width(sequence));
+          // Nested in the earlier one, and narrower unless both are clipped to the whole of [−1, 1].
+          expect(more?.lower).toBeGreaterThanOrEqual(sequence?.lower as number);
+          expect(more?.upper).toBeLessThanOrEqual(sequence?.upper as number);
+          if (width(more) < 2) expect(width(more)).toBeLessThan(width(sequence));
+          expect(sequence?.lower).toBeGreaterThanOrEqual(-1);
+          expect(sequence?.upper).toBeLessThanOrEqual(1);
           const swapped = confidenceSequence(b, a, tuning);
           expect(swapped?.lower).toBeCloseTo(-(sequence?.upper ?? 0), 12);
         },
@@ -153,12 +172,25 @@ describe('sessions to a decision', () => {
     expect(expectFirstToFit(of(5000, 50_000), of(5010, 50_000), 0.02, 5000)).toBe(0);
   });
 
-  it('is null once the sequence has decided, while it is null, and past 10^12 sessions', () => {
+  it('is null once the sequence has decided and while it is null', () => {
     expect(sessionsToDecision(of(300, 1000), of(100, 1000))).toBeNull();
     expect(sessionsToDecision(of(100, 1000), of(300, 1000))).toBeNull();
     expect(sessionsToDecision(of(0, 1000), of(0, 1000))).toBeNull();
     expect(sessionsToDecision(of(0, 0), of(10, 100))).toBeNull();
-    expect(sessionsToDecision(of(1, 2), of(1, 2), 1e-9)).toBeNull();
+    // No lift observed and none waited for: no count of sessions would ever decide.
+    expect(sessionsToDecision(of(1, 2), of(1, 2), 0)).toBeNull();
+  });
+
+  it('is a number, however large, while the sequence keeps running', () => {
+    // A lift of a billionth of a point, waited for: about 4.5·10^19 sessions, counted to 15 digits.
+    const far = sessionsToDecision(of(1, 2), of(1, 2), 1e-9) as number;
+    expect(far).toBeGreaterThan(1e19);
+    const p = 0.5;
+    const halfAt = (sessions: number) => referenceHalfWidth(p, sessions / 2, p, sessions / 2, 5000);
+    expect(halfAt(4 + far)).toBeLessThan(1e-9);
+    expect(halfAt((4 + far) * (1 - 1e-14))).toBeGreaterThanOrEqual(1e-9);
+    // The 5 against 1 session (1/5 against 1/1): a number, not an answer "too far to say".
+    expect(sessionsToDecision(of(1, 5), of(1, 1))).toBeGreaterThan(0);
   });
 });
 

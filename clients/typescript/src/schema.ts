@@ -1089,7 +1089,7 @@ export interface paths {
     };
     /**
      * Conversion lift of an audience over its holdout
-     * @description How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Because a fixed interval read every day finds a winner far more often than 5 % of the time when there is none, the answer also carries confidenceSequence, an always-valid 95 % interval of the absolute lift (normal mixture, tuned by sequentialTuning), the decision it supports (personalized_wins, baseline_wins or keep_running) and, while it says keep_running, sessionsToDecision: about how many more sessions before a lift of the observed size (or of minimumLift, while the observed one is smaller) would be declared. Figures that need a session in both arms are null until then. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.
+     * @description How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Because a fixed interval read every day finds a winner far more often than 5 % of the time when there is none, the answer also carries confidenceSequence, an always-valid 95 % interval of the absolute lift (normal mixture, tuned by sequentialTuning), the decision it supports (personalized_wins, baseline_wins or keep_running) and, while it says keep_running, sessionsToDecision: about how many more sessions before a lift of the observed size (or of minimumLift, while the observed one is smaller) would be declared, never fewer than enoughData still needs. Each day of the daily series carries the sequence of the sessions up to its end. Both intervals lie within [-1, 1]. Figures that need a session in both arms are null until then; confidenceSequence is itself null, and the decision keep_running, while an arm is empty or neither arm varies. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.
      */
     get: operations['getAudienceLift'];
     put?: never;
@@ -1525,6 +1525,13 @@ export interface components {
         };
       }[];
     };
+    /** AlwaysValidInterval */
+    AlwaysValidInterval: {
+      /** @description Lower bound, -1 to 1 */
+      lower: number;
+      /** @description Upper bound, -1 to 1 */
+      upper: number;
+    };
     /** Asset */
     Asset: {
       assetId: string;
@@ -1847,16 +1854,13 @@ export interface components {
       };
       absoluteLift: number | null;
       relativeLift: number | null;
-      /** @description Newcombe's hybrid score interval (95 %) for the difference of the two rates */
+      /** @description Newcombe's hybrid score interval (95 %) for the difference of the two rates, within [-1, 1] */
       confidenceInterval: {
         lower: number | null;
         upper: number | null;
       };
-      /** @description The normal-mixture confidence sequence (Howard, Ramdas, McAuliffe and Sekhon, 2021) of the difference of the two rates: unlike confidenceInterval, it stays 95 % valid however often it is read, so it may be checked every day */
-      confidenceSequence: {
-        lower: number | null;
-        upper: number | null;
-      };
+      /** @description The always-valid 95 % interval of absoluteLift, within [-1, 1]: the normal-mixture confidence sequence (Howard, Ramdas, McAuliffe and Sekhon, 2021) of the difference of the two rates. Unlike confidenceInterval, it stays 95 % valid however often it is read, so it may be checked every day. Null (not an object of nulls) while either arm has no session or neither arm varies (v = 0: no conversion at all, or nothing but conversions) */
+      confidenceSequence: components['schemas']['AlwaysValidInterval'] | null;
       /** @description What the confidence sequence lets one act on: personalized_wins when its lower bound is above 0, baseline_wins when its upper bound is below 0, otherwise (or while it is null) keep_running */
       decision: 'personalized_wins' | 'baseline_wins' | 'keep_running';
       sessionsToDecision: number | null;
@@ -1884,6 +1888,8 @@ export interface components {
           sessions: number;
           conversions: number;
         };
+        /** @description The always-valid 95 % interval of the lift over the period's sessions up to the end of this day, with the request's sequentialTuning: read day after day, it narrows. Null while an arm has no session yet or neither arm varies */
+        confidenceSequence: components['schemas']['AlwaysValidInterval'] | null;
       }[];
     };
     /** AudienceList */
@@ -3767,6 +3773,7 @@ export type AccountSearchItem = components['schemas']['AccountSearchItem'];
 export type AccountSearchList = components['schemas']['AccountSearchList'];
 export type Action = components['schemas']['Action'];
 export type ActionCardWidget = components['schemas']['ActionCardWidget'];
+export type AlwaysValidInterval = components['schemas']['AlwaysValidInterval'];
 export type Asset = components['schemas']['Asset'];
 export type AssetCreate = components['schemas']['AssetCreate'];
 export type AssetList = components['schemas']['AssetList'];

@@ -10,7 +10,8 @@ export interface ChartSeries {
   dashed?: boolean;
 }
 
-export type SeriesTone = 'tone-1' | 'tone-2';
+/** Two tones for the series compared (arms, measures), and a dark one for a reference line. */
+export type SeriesTone = 'tone-1' | 'tone-2' | 'tone-3';
 
 interface ChartProps {
   /** Says what the chart shows to assistive technology, which reads the table beside it for values. */

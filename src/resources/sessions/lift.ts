@@ -72,13 +72,13 @@ async function dailyCounts(db: TenantDb, audienceId: string, period: Period): Pr
   return days;
 }
 
+const plus = (a: Counts, b: Counts): Counts => ({
+  sessions: a.sessions + b.sessions,
+  conversions: a.conversions + b.conversions,
+});
+
 function total(days: Map<number, Day>, arm: Arm): Counts {
-  const sum = none();
-  for (const day of days.values()) {
-    sum.sessions += day[arm].sessions;
-    sum.conversions += day[arm].conversions;
-  }
-  return sum;
+  return [...days.values()].reduce((sum, day) => plus(sum, day[arm]), none());
 }
 
 const proportion = (counts: Counts): Proportion => ({
@@ -96,15 +96,49 @@ function sampleRatio(personalized: Counts, baseline: Counts, holdoutPercent: num
   return { pValue, mismatch: pValue < SRM_THRESHOLD };
 }
 
-/** What may be read at any time: the always-valid sequence, its decision and the wait for one. */
+/**
+ * The sessions an arm still lacks for `enoughData`: max(0, 100 − sessions, 10 − conversions), a
+ * conversion taking at least a session.
+ */
+function stillNeeded(arm: Counts): number {
+  return Math.max(0, ENOUGH_SESSIONS - arm.sessions, ENOUGH_CONVERSIONS - arm.conversions);
+}
+
+/**
+ * What may be read at any time: the always-valid sequence, its decision and the wait for one, which
+ * is never shorter than what enoughData still needs, so that "not enough data yet" and the wait
+ * never disagree.
+ */
 function sequential(personalized: Counts, baseline: Counts, tuning: Required<SequentialQuery>) {
   const [a, b] = [proportion(personalized), proportion(baseline)];
   const sequence = confidenceSequence(a, b, tuning.sequentialTuning);
+  const wait = sessionsToDecision(a, b, tuning.minimumLift, tuning.sequentialTuning);
   return {
-    confidenceSequence: sequence ?? { lower: null, upper: null },
+    confidenceSequence: sequence,
     decision: decisionOf(sequence),
-    sessionsToDecision: sessionsToDecision(a, b, tuning.minimumLift, tuning.sequentialTuning),
+    sessionsToDecision:
+      wait === null ? null : Math.max(wait, stillNeeded(personalized) + stillNeeded(baseline)),
   };
+}
+
+function isoDate(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+/**
+ * The days, each with the always-valid sequence of the period's sessions up to its end: read day
+ * after day, it narrows towards the decision.
+ */
+function dailySeries(days: Map<number, Day>, tuning: number): AudienceLift['daily'] {
+  let sofar: Day = { personalized: none(), baseline: none() };
+  return [...days.entries()].map(([day, arms]) => {
+    sofar = {
+      personalized: plus(sofar.personalized, arms.personalized),
+      baseline: plus(sofar.baseline, arms.baseline),
+    };
+    const sequence = confidenceSequence(proportion(sofar.personalized), proportion(sofar.baseline), tuning);
+    return { date: isoDate(day), ...arms, confidenceSequence: sequence };
+  });
 }
 
 /** Every fixed-horizon figure comparing the arms; null where an arm has no session to compute it from. */
@@ -133,10 +167,6 @@ const withRate = (counts: Counts) => ({
   conversionRate: counts.sessions === 0 ? null : counts.conversions / counts.sessions,
 });
 
-function isoDate(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
-}
-
 /**
  * How the audience's personalized page converts against its baseline over sessions that started in
  * [startDate, endDate) (the analytics' period rules), from the rollups kept per arm: its cost grows
@@ -155,19 +185,19 @@ export async function audienceLift(
   const days = await dailyCounts(db, audienceId, period);
   const personalized = total(days, 'personalized');
   const baseline = total(days, 'baseline');
-  const enough = (arm: Counts) => arm.sessions >= ENOUGH_SESSIONS && arm.conversions >= ENOUGH_CONVERSIONS;
+  const tuning = {
+    sequentialTuning: query.sequentialTuning ?? DEFAULT_SEQUENTIAL_TUNING,
+    minimumLift: query.minimumLift ?? DEFAULT_MINIMUM_LIFT,
+  };
   return {
     audienceId,
     holdoutPercent,
     personalized: withRate(personalized),
     baseline: withRate(baseline),
     ...compare(personalized, baseline),
-    ...sequential(personalized, baseline, {
-      sequentialTuning: query.sequentialTuning ?? DEFAULT_SEQUENTIAL_TUNING,
-      minimumLift: query.minimumLift ?? DEFAULT_MINIMUM_LIFT,
-    }),
+    ...sequential(personalized, baseline, tuning),
     srm: sampleRatio(personalized, baseline, holdoutPercent),
-    enoughData: enough(personalized) && enough(baseline),
-    daily: [...days.entries()].map(([day, arms]) => ({ date: isoDate(day), ...arms })),
+    enoughData: stillNeeded(personalized) + stillNeeded(baseline) === 0,
+    daily: dailySeries(days, tuning.sequentialTuning),
   };
 }

@@ -131,6 +131,17 @@ const ArmResult = Type.Object({
 
 const Fraction = (description: string) => Nullable(Type.Number({ description }));
 
+/** A difference of two rates, which lies in [−1, 1]. */
+const Difference = (description: string) => Type.Number({ minimum: -1, maximum: 1, description });
+
+const AlwaysValidInterval = Type.Object(
+  {
+    lower: Difference('Lower bound, -1 to 1'),
+    upper: Difference('Upper bound, -1 to 1'),
+  },
+  { title: 'AlwaysValidInterval' },
+);
+
 export const AudienceLift = Type.Object(
   {
     audienceId: Type.String(),
@@ -146,24 +157,19 @@ export const AudienceLift = Type.Object(
     confidenceInterval: Type.Object(
       {
         lower: Fraction(
-          'Lower bound of the 95 % interval of absoluteLift; null when either arm has no session',
+          'Lower bound of the 95 % interval of absoluteLift, -1 to 1; null when either arm has no session',
         ),
-        upper: Fraction('Upper bound; null when either arm has no session'),
-      },
-      { description: "Newcombe's hybrid score interval (95 %) for the difference of the two rates" },
-    ),
-    confidenceSequence: Type.Object(
-      {
-        lower: Fraction(
-          'Lower bound of the always-valid 95 % sequence of absoluteLift; null when either arm has no session or neither arm varies',
-        ),
-        upper: Fraction('Upper bound; null as lower is'),
+        upper: Fraction('Upper bound, -1 to 1; null when either arm has no session'),
       },
       {
         description:
-          'The normal-mixture confidence sequence (Howard, Ramdas, McAuliffe and Sekhon, 2021) of the difference of the two rates: unlike confidenceInterval, it stays 95 % valid however often it is read, so it may be checked every day',
+          "Newcombe's hybrid score interval (95 %) for the difference of the two rates, within [-1, 1]",
       },
     ),
+    confidenceSequence: Nullable(AlwaysValidInterval, {
+      description:
+        'The always-valid 95 % interval of absoluteLift, within [-1, 1]: the normal-mixture confidence sequence (Howard, Ramdas, McAuliffe and Sekhon, 2021) of the difference of the two rates. Unlike confidenceInterval, it stays 95 % valid however often it is read, so it may be checked every day. Null (not an object of nulls) while either arm has no session or neither arm varies (v = 0: no conversion at all, or nothing but conversions)',
+    }),
     decision: Type.Union(
       [Type.Literal('personalized_wins'), Type.Literal('baseline_wins'), Type.Literal('keep_running')],
       {
@@ -175,7 +181,7 @@ export const AudienceLift = Type.Object(
       Type.Integer({
         minimum: 0,
         description:
-          'While keep_running: about how many more sessions (both arms, in the current split) before the sequence would exclude 0 if the rates stay as observed, for a lift of the observed size or, while that is under minimumLift, of minimumLift (0: a lift of minimumLift would already show, so the true lift is likely smaller). Null once decided, while the sequence is null, or beyond 10^12 sessions',
+          'While keep_running and confidenceSequence is not null: about how many more sessions (both arms together, in the current split) before the sequence would exclude 0 if the rates stay as observed, for a lift of the observed size or, while that is under minimumLift, of minimumLift; never less than what enoughData still needs, the sum over both arms of max(0, 100 − sessions, 10 − conversions). 0 only once enoughData is true: a lift of minimumLift would already show, so the true lift is likely smaller. Null once decided, and while confidenceSequence is null',
       }),
     ),
     chanceToBeatBaseline: Fraction(
@@ -200,6 +206,10 @@ export const AudienceLift = Type.Object(
         date: Type.String({ format: 'date', description: 'A UTC day of the period, YYYY-MM-DD' }),
         personalized: ArmCounts,
         baseline: ArmCounts,
+        confidenceSequence: Nullable(AlwaysValidInterval, {
+          description:
+            "The always-valid 95 % interval of the lift over the period's sessions up to the end of this day, with the request's sequentialTuning: read day after day, it narrows. Null while an arm has no session yet or neither arm varies",
+        }),
       }),
       { description: 'Every UTC day the period touches, oldest first, days without sessions included' },
     ),

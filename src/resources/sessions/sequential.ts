@@ -1,4 +1,4 @@
-import type { Interval, Proportion } from './statistics.ts';
+import { type Interval, type Proportion, withinRates } from './statistics.ts';
 
 /**
  * The always-valid side of lift: a confidence sequence for the difference of two rates that may be
@@ -15,12 +15,6 @@ export const DEFAULT_SEQUENTIAL_TUNING = 5_000;
 
 /** `minimumLift`: the smallest absolute lift worth waiting for, by default 2 percentage points. */
 export const DEFAULT_MINIMUM_LIFT = 0.02;
-
-/**
- * Beyond this many sessions (both arms) no wait is estimated: a lift that needs more will never
- * show at the traffic a page gets, and the figure would be noise of the rates' last digits.
- */
-const MOST_SESSIONS = 1e12;
 
 /** What the boundary needs of the two arms: the observed difference and its variance per session. */
 interface Spread {
@@ -61,8 +55,9 @@ function halfWidth(perSession: number, sessions: number, rho: number, alpha: num
 }
 
 /**
- * The 95 % confidence sequence of a's rate minus b's: {p_a − p_b − B, p_a − p_b + B}. Null while an
- * arm is empty or v is 0 (no conversion or no failure in either arm), as the spec says.
+ * The 95 % confidence sequence of a's rate minus b's: {p_a − p_b − B, p_a − p_b + B}, within
+ * [−1, 1]. Null while an arm is empty or v is 0 (no conversion or no failure in either arm), as the
+ * spec says.
  */
 export function confidenceSequence(
   a: Proportion,
@@ -74,7 +69,7 @@ export function confidenceSequence(
   if (!spread) return null;
   const rho = mixtureVariance(spread.perSession, tuning, alpha);
   const half = halfWidth(spread.perSession, spread.sessions, rho, alpha);
-  return { lower: spread.difference - half, upper: spread.difference + half };
+  return withinRates({ lower: spread.difference - half, upper: spread.difference + half });
 }
 
 export type Decision = 'personalized_wins' | 'baseline_wins' | 'keep_running';
@@ -91,10 +86,12 @@ export function decisionOf(sequence: Interval | null): Decision {
  * rates and the split stay as observed and the observed lift is the true one; when the observed
  * lift is smaller than `minimumLift`, a lift of `minimumLift` is waited for instead. The boundary
  * is the same one, with the same ρ; its half-width only shrinks with more sessions (its square is
- * (x + 1)(ln(x + 1) + 2 ln(1/α))/x² times a constant, x = V/ρ, which falls everywhere), so the
- * first session count at which it fits under the lift is found by bisection. 0 means a lift of
- * `minimumLift` would already show: the true lift is likely smaller. Null where the sequence is,
- * once it has decided (nothing to wait for), or beyond a trillion sessions.
+ * (x + 1)(ln(x + 1) + 2 ln(1/α))/x² times a constant, x = V/ρ, which falls everywhere, to 0), so the
+ * first session count at which it fits under the lift is found by doubling, then bisection (to the
+ * session, or to a few parts in 10^15 past 2^51 sessions, where doubles no longer count every one).
+ * 0 means a lift of `minimumLift` would already show: the true lift is likely smaller. Null where
+ * the sequence is, once it has decided (nothing to wait for), and for a wait no finite count ends
+ * (no lift observed and a `minimumLift` of 0, which the API does not take).
  */
 export function sessionsToDecision(
   a: Proportion,
@@ -113,11 +110,11 @@ export function sessionsToDecision(
   let below = spread.sessions;
   let above = spread.sessions * 2;
   while (!fits(above)) {
-    if (above > MOST_SESSIONS) return null;
+    if (!Number.isFinite(above)) return null;
     below = above;
     above *= 2;
   }
-  while (above - below > 1) {
+  while (above - below > Math.max(1, above * 4 * Number.EPSILON)) {
     const middle = Math.floor((below + above) / 2);
     if (fits(middle)) above = middle;
     else below = middle;

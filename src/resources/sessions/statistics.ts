@@ -18,6 +18,15 @@ export interface Interval {
   upper: number;
 }
 
+/**
+ * An interval of a difference of two rates, kept within [−1, 1] where every such difference lies:
+ * with few sessions a bound may fall beyond it (by rounding, or by the width of an always-valid
+ * interval), which would only say "anything possible" in a figure no one can read.
+ */
+export function withinRates({ lower, upper }: Interval): Interval {
+  return { lower: Math.max(-1, lower), upper: Math.min(1, upper) };
+}
+
 /** The two-sided 95 % normal quantile, 1.959963984540054. */
 export const Z_95 = normalQuantile(0.975, 0, 1);
 
@@ -33,7 +42,7 @@ export function wilsonInterval({ trials: n, successes }: Proportion, z = Z_95): 
 
 /**
  * Newcombe's hybrid score interval for the difference of two proportions, a − b (Newcombe 1998,
- * method 10): each arm's Wilson interval, combined by the square-and-add rule.
+ * method 10): each arm's Wilson interval, combined by the square-and-add rule, within [−1, 1].
  */
 export function newcombeInterval(a: Proportion, b: Proportion, z = Z_95): Interval {
   const pa = a.successes / a.trials;
@@ -41,10 +50,10 @@ export function newcombeInterval(a: Proportion, b: Proportion, z = Z_95): Interv
   const wa = wilsonInterval(a, z);
   const wb = wilsonInterval(b, z);
   const difference = pa - pb;
-  return {
+  return withinRates({
     lower: difference - Math.sqrt((pa - wa.lower) ** 2 + (wb.upper - pb) ** 2),
     upper: difference + Math.sqrt((wa.upper - pa) ** 2 + (pb - wb.lower) ** 2),
-  };
+  });
 }
 
 /** A Beta posterior's parameters: Beta(1 + successes, 1 + failures), from a uniform prior. */

@@ -33,14 +33,27 @@ export function chance(value: number | null): string {
   return percent(value);
 }
 
-/** A difference of two rates in percentage points: 0.041 → "+4.1 pts" (or "+4.1" without the unit). */
+/**
+ * A difference of two rates in percentage points: 0.041 → "+4.1 pts" (or "+4.1" without the unit),
+ * the unit kept on the figure's line by a no-break space.
+ */
 export function points(value: number | null, unit = true): string {
   if (value === null) return '—';
   const formatted = (value * 100).toLocaleString(undefined, {
     maximumFractionDigits: 1,
     signDisplay: 'exceptZero',
   });
-  return unit ? `${formatted} pts` : formatted;
+  return unit ? `${formatted}\u00a0pts` : formatted;
+}
+
+/** An interval of lifts in percentage points: "-1.2 to +3.4 pts". */
+export function pointsRange({ lower, upper }: { lower: number; upper: number }): string {
+  return `${points(lower, false)} to ${points(upper)}`;
+}
+
+/** A size of difference in percentage points, without a sign: 0.02 → "2 pts". */
+export function pointsApart(value: number): string {
+  return `${(Math.abs(value) * 100).toLocaleString(undefined, { maximumFractionDigits: 1 })}\u00a0pts`;
 }
 
 export function seconds(value: number): string {
