@@ -187,8 +187,8 @@ const INTRO_HEADINGS: Record<PageType, Phrasing[]> = {
     ({ brand, company }) => brand && company && `What ${brand} does for ${company}`,
     ({ company }) => company && `For the team at ${company}`,
     ({ company }) => company && `What it means for ${company}`,
-    ({ company }) => !company && 'How it works',
     ({ company }) => !company && 'What you get',
+    ({ company }) => !company && 'The short version',
   ],
   outbound: [
     () => 'Why we are reaching out',

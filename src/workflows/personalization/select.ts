@@ -46,9 +46,9 @@ export const PAGE_WEIGHTS = { nameTitleDescription: 1, context: 0.5, pageType: 0
 export const FIELD_BOOSTS = { text: 1, heading: 2, purpose: 0.5 } as const;
 
 /** A passage far less relevant than the best one is not chosen: a page says what matters to its reader. */
-export const RELATIVE_SCORE_KEPT = 0.25;
+export const RELATIVE_SCORE_KEPT = 0.3;
 
-/** A passage sharing this much of its words with one already shown says it again. */
+/** A passage that has this much of the words of one already shown (or they of it) says it again. */
 const NEAR_DUPLICATE = 0.6;
 
 type Query = Map<string, number>;

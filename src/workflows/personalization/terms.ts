@@ -60,10 +60,13 @@ export function termsOf(text: string): string[] {
     .filter((term): term is string => term !== null);
 }
 
-/** How much of two texts' terms they share (Jaccard): 1 for the same terms, 0 for none in common. */
+/**
+ * How much of the shorter text's terms the longer one has too: 1 when one says all the other says,
+ * 0 when they share nothing.
+ */
 export function overlap(a: string, b: string): number {
   const [left, right] = [new Set(termsOf(a)), new Set(termsOf(b))];
   if (left.size === 0 || right.size === 0) return 0;
   const shared = [...left].filter((term) => right.has(term)).length;
-  return shared / (left.size + right.size - shared);
+  return shared / Math.min(left.size, right.size);
 }
