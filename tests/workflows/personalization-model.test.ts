@@ -188,6 +188,48 @@ describe('a language model writes versions', () => {
     expect(system).toContain('call_followup');
   });
 
+  it('is given only the knowledge the guidance allows: what it rules out is not in the request', async () => {
+    mode = 'good';
+    await api.request('PUT', '/v0/brands/rulers', { body: { name: 'Rulers' } });
+    const topics = {
+      'Shelf-gap alerts': ['Shelf-gap alerts tell stores which shelves will run empty.'],
+      'Customer results': [
+        'A grocer cut fresh-food waste by 11%.',
+        'A grocer filled nine in ten shelf gaps with shelf-gap alerts.',
+      ],
+    };
+    for (const [title, entries] of Object.entries(topics)) {
+      const topic = (await api.post('/v0/topics', { title, brandIds: ['rulers'] })).body;
+      for (const content of entries)
+        await api.post(`/v0/topics/${topic.topicId}/entries`, { content: { type: 'text', content } });
+    }
+    const page = (
+      await api.post('/v0/pages', {
+        name: 'Results',
+        pageContext: 'Rulers helps grocers waste less.',
+        brandId: 'rulers',
+        pageType: 'inbound',
+        actions: [
+          { actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://r.example' },
+        ],
+        actionCardWidgets: [],
+        scripts: [],
+      })
+    ).body;
+    seen.length = 0;
+    await api.post(`/v0/pages/${page.pageId}/audiences`, {
+      customName: 'Grocers',
+      supplementaryContext: 'Lead with customer results. She has no interest in shelf alerts.',
+    });
+    await server.worker().drain();
+    const asked = JSON.parse(seen[0]?.messages[1]?.content ?? '{}');
+    expect(asked.knowledge).toEqual([
+      { title: 'Customer results', purpose: '', entries: ['A grocer cut fresh-food waste by 11%.'] },
+    ]);
+    expect(asked.focus).toEqual(['Customer results']);
+    expect(seen[0]?.messages[0]?.content).toContain('Never mention a subject the guidance rules out');
+  });
+
   it('when a version is generated again, asks for a fresh alternative to the one before', async () => {
     const { latest, url } = await generateWith('good');
     seen.length = 0;

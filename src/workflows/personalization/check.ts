@@ -184,7 +184,7 @@ function allowedUrlsOf(rules: CheckRules): Set<string> {
 }
 
 /** What is wrong with what a reader sees, wherever it stands: markup, a forbidden text, a foreign link. */
-function shownProblems(shown: { text: string; links: string[] }, rules: CheckRules): string[] {
+export function shownProblems(shown: { text: string; links: string[] }, rules: CheckRules): string[] {
   const problems: string[] = [];
   if (MARKERS.test(shown.text)) problems.push('shows markup');
   const forbidden = forbiddenIn(shown.text, rules);

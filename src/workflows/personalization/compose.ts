@@ -7,18 +7,25 @@ import {
   MAX_HEADLINE,
   MAX_SECTIONS,
   MAX_SUBHEADLINE,
-  markdownProblems,
   plainProblems,
   privatePhrases,
   sentencesOf,
+  shownProblems,
 } from './check.ts';
 import { mentionsAny, readGuidance } from './guidance.ts';
 import type { PersonalizationInput } from './input.ts';
-import { type Accepts, escapeMarkdown, markdownText, safeMarkdown, shownText } from './markdown.ts';
+import {
+  type Accepts,
+  escapeMarkdown,
+  markdownShown,
+  markdownText,
+  safeMarkdown,
+  shownText,
+} from './markdown.ts';
 import { companyName, firstName } from './names.ts';
 import type { Passage, PassageRules } from './passages.ts';
 import { type ChosenSection, choosePassages, type Ranked } from './select.ts';
-import { unsendable } from './sendable.ts';
+import { sendablePieces, unsendable } from './sendable.ts';
 
 /**
  * The compose stage of the built-in personalizer: a hero that speaks to the visitor in a sentence
@@ -111,8 +118,13 @@ function acceptsPlain(w: Writing): (text: string) => boolean {
   return (text) => sendable(w, text, plainProblems(text, w.rules));
 }
 
+/** Whether copy may be shown, by what a reader sees of it and the links it writes. */
+function shows(w: Writing): PassageRules['shows'] {
+  return (shown) => sendable(w, shown.text, shownProblems(shown, w.rules));
+}
+
 function accepts(w: Writing): Accepts {
-  return (markdown) => sendable(w, markdownText(markdown), markdownProblems(markdown, w.rules));
+  return (markdown) => shows(w)(markdownShown(markdown));
 }
 
 /** A link the page may keep: one to its actions; any other shows as its text. */
@@ -245,12 +257,12 @@ function writing(input: PersonalizationInput, rules: CheckRules, variant: number
 /** What the built-in personalizer keeps of the knowledge for this audience: the passages' rules. */
 export function passageRules(input: PersonalizationInput, rules: CheckRules): PassageRules {
   const w = writing(input, rules, 0);
-  return { allowLink: actionLinks(w), accepts: accepts(w) };
+  return { allowLink: actionLinks(w), shows: shows(w) };
 }
 
 /** Plain text with only the sentences that may be shown; empty when those are not accepted together. */
 function acceptedPlain(w: Writing, text: string): string {
-  const kept = sentencesOf(text).filter(acceptsPlain(w)).join(' ');
+  const kept = sentencesOf(text).filter(sendablePieces(text)).filter(acceptsPlain(w)).join(' ');
   return acceptsPlain(w)(kept) ? kept : '';
 }
 
@@ -274,7 +286,12 @@ interface Section {
 }
 
 function introSection(w: Writing, except: string): Section | undefined {
-  const body = plainCopy(w.input.page.pageContext, except, accepts(w));
+  const sendable = sendablePieces(w.input.page.pageContext);
+  const body = plainCopy(
+    w.input.page.pageContext,
+    except,
+    (md) => sendable(markdownText(md)) && accepts(w)(md),
+  );
   const heading =
     phrase(w, 'intro', INTRO_HEADINGS[w.input.page.pageType]) ?? phrase(w, 'intro', INTRO_FALLBACKS);
   return body && heading ? { heading, body } : undefined;
@@ -313,7 +330,7 @@ function bodyOf(copies: string[]): string {
 }
 
 function passageSection(chosen: ChosenSection): Section {
-  return { heading: chosen.heading, body: bodyOf(chosen.passages.map(({ passage }) => passage.markdown)) };
+  return { heading: chosen.heading, body: bodyOf(chosen.passages.map(({ copy }) => copy)) };
 }
 
 /** A section the check accepts as a whole (its parts were accepted one by one). */

@@ -69,10 +69,14 @@ const SYSTEM = [
   "Link only to the page's action URLs. Answer with JSON only.",
 ].join(' ');
 
-/** The titles of the topics whose passages rank best for this audience, best first. */
+/** The titles of the topics whose passages the built-in personalizer ranks best for this audience, best first. */
 function focusOf(input: PersonalizationInput): string[] {
-  const titles = rankKnowledge(input).map(({ passage }) => passage.topic.title);
-  return [...new Set(titles)].slice(0, MAX_SECTIONS);
+  const titles = new Set<string>();
+  for (const { passage } of rankKnowledge(input)) {
+    if (titles.size === MAX_SECTIONS) break;
+    if (passage.copy()) titles.add(passage.topic.title);
+  }
+  return [...titles];
 }
 
 function request(input: PersonalizationInput) {

@@ -1,12 +1,22 @@
 import type { Topic, TopicEntry } from '../../resources/topics/schema.ts';
 import { normalize } from './check.ts';
-import { type Accepts, type LinkPolicy, markdownText, SENTENCE_BREAK, safeMarkdown } from './markdown.ts';
+import {
+  type Accepts,
+  type LinkPolicy,
+  markdownShown,
+  markdownText,
+  SENTENCE_BREAK,
+  safeMarkdown,
+} from './markdown.ts';
+import { sendablePieces } from './sendable.ts';
+import { termsOf } from './terms.ts';
 
 /**
  * The knowledge as passages: each paragraph or list of each topic entry, read as the safe markdown
- * subset whatever the entry's type, with only the sentences the page may show. A passage is what
- * the built-in personalizer ranks, chooses and shows: one entry's paragraphs can be chosen apart, so
- * a long entry gives its best paragraph and a bad one does not come with the rest.
+ * subset whatever the entry's type. A passage is what the built-in personalizer ranks, chooses and
+ * shows: one entry's paragraphs can be chosen apart, so a long entry gives its best paragraph and a
+ * bad one does not come with the rest. Its copy, with only the sentences the page may show, is made
+ * when a page first asks for it: a page shows a few passages of knowledge that may hold thousands.
  */
 export interface Passage {
   /** Its entry's id and its place in the entry. */
@@ -17,16 +27,17 @@ export interface Passage {
   entry: TopicEntry;
   /** The heading its entry writes above it (a markdown heading), if any. */
   heading: string | undefined;
-  /** Its copy, in the safe subset. */
-  markdown: string;
-  /** What a reader sees of it. */
+  /** What a reader sees of it as written: what it is ranked by. */
   text: string;
+  /** Its copy in the safe subset, with only what may be shown; undefined when too little may. */
+  copy(): string | undefined;
 }
 
-/** What turning knowledge into passages keeps: links it may keep, sentences it may show. */
+/** What turning knowledge into copy keeps: the links it may keep, the pieces it may show. */
 export interface PassageRules {
   allowLink: LinkPolicy;
-  accepts: Accepts;
+  /** Whether a piece of copy may be shown, by what a reader sees of it and the links it writes. */
+  shows(shown: { text: string; links: string[] }): boolean;
 }
 
 /** Fewer words than this is not something to show ("TBD", "-", "See below"). */
@@ -54,6 +65,18 @@ function once(pieces: string[]): string[] {
   });
 }
 
+/** The first pieces, up to `max` characters together (the first always). */
+function upTo(pieces: string[], max: number): string[] {
+  const kept: string[] = [];
+  let length = 0;
+  for (const piece of pieces) {
+    if (kept.length > 0 && length + piece.length > max) break;
+    kept.push(piece);
+    length += piece.length + 1;
+  }
+  return kept;
+}
+
 /** A block's copy, its repeats left out and a long paragraph cut to its first sentences. */
 function trimmed(copy: string, accepts: Accepts): string {
   const lines = copy.split('\n');
@@ -63,13 +86,30 @@ function trimmed(copy: string, accepts: Accepts): string {
     return items.map((item, n) => `${ordered ? `${n + 1}.` : '-'} ${item}`).join('\n');
   }
   const sentences = once(copy.split(SENTENCE_BREAK));
-  let kept = sentences.slice(0, 1);
-  for (const sentence of sentences.slice(1)) {
-    if (kept.join(' ').length + sentence.length + 1 > MAX_CHARS) break;
-    kept = [...kept, sentence];
-  }
-  const paragraph = kept.join(' ');
+  const paragraph = upTo(sentences, MAX_CHARS).join(' ');
   return accepts(paragraph) ? paragraph : (sentences.find(accepts) ?? '');
+}
+
+/**
+ * A block cut to what its copy could use: the sentences or items a page could show of it, and as
+ * many again for those that may not be shown. (The safe subset writes each sentence with its marks
+ * closed, so a block cuts between sentences.)
+ */
+function cut(block: string): string {
+  const lines = block.split('\n');
+  if (lines.every((line) => LIST_ITEM.test(line))) return lines.slice(0, 2 * MAX_ITEMS).join('\n');
+  return upTo(block.split(SENTENCE_BREAK), 2 * MAX_CHARS).join(' ');
+}
+
+/** A block's copy: what of it may be shown, cut to length; undefined when too little may. */
+function copyOf(block: string, text: string, rules: PassageRules): string | undefined {
+  const sendable = sendablePieces(text);
+  const accepts: Accepts = (piece) => {
+    const shown = markdownShown(piece);
+    return sendable(shown.text) && rules.shows(shown);
+  };
+  const markdown = trimmed(safeMarkdown(cut(block), rules.allowLink, accepts), accepts);
+  return wordsIn(markdownText(markdown)) >= MIN_WORDS ? markdown : undefined;
 }
 
 function entryPassages(topic: Topic, entry: TopicEntry, rules: PassageRules): Omit<Passage, 'order'>[] {
@@ -84,17 +124,42 @@ function entryPassages(topic: Topic, entry: TopicEntry, rules: PassageRules): Om
       heading = text;
       continue;
     }
-    const markdown = trimmed(safeMarkdown(block, rules.allowLink, rules.accepts), rules.accepts);
-    const shown = markdownText(markdown);
-    if (wordsIn(shown) < MIN_WORDS) continue;
-    passages.push({ id: `${entry.topicEntryId}#${index}`, topic, entry, heading, markdown, text: shown });
+    if (wordsIn(text) < MIN_WORDS) continue;
+    let copy: { markdown: string | undefined } | undefined;
+    passages.push({
+      id: `${entry.topicEntryId}#${index}`,
+      topic,
+      entry,
+      heading,
+      text,
+      copy: () => {
+        copy ??= { markdown: copyOf(block, text, rules) };
+        return copy.markdown;
+      },
+    });
   }
   return passages;
 }
 
-/** Every passage of the topics' entries that has something to show, in the knowledge's order. */
+/** The words a passage says, in any order: two passages with the same say the same thing. */
+function saying(passage: { text: string }): string {
+  return [...new Set(termsOf(passage.text))].sort().join(' ');
+}
+
+/**
+ * Every passage of the topics' entries that has words to show, in the knowledge's order, each said
+ * once: a restatement ("Each trial lasts 30 days" and "Each trial lasts for 30 days!") is
+ * left out, so that it neither shows twice nor makes its words look common to the ranking.
+ */
 export function passagesOf(topics: Topic[], rules: PassageRules): Passage[] {
+  const said = new Set<string>();
   return topics
     .flatMap((topic) => topic.entries.flatMap((entry) => entryPassages(topic, entry, rules)))
+    .filter((passage) => {
+      const key = saying(passage);
+      if (said.has(key)) return false;
+      said.add(key);
+      return true;
+    })
     .map((passage, order) => ({ ...passage, order }));
 }

@@ -2,9 +2,10 @@ import MiniSearch from 'minisearch';
 import type { PageType } from '../../resources/pages/schema.ts';
 import { readGuidance } from './guidance.ts';
 import type { PersonalizationInput } from './input.ts';
+import { markdownText } from './markdown.ts';
 import { companyName } from './names.ts';
 import type { Passage } from './passages.ts';
-import { overlap, termsOf } from './terms.ts';
+import { sharedWith, termsOf } from './terms.ts';
 
 /**
  * The select stage: the knowledge's passages ranked by relevance to this page and this audience,
@@ -48,7 +49,7 @@ export const FIELD_BOOSTS = { text: 1, heading: 2, purpose: 0.5 } as const;
 /** A passage far less relevant than the best one is not chosen: a page says what matters to its reader. */
 export const RELATIVE_SCORE_KEPT = 0.3;
 
-/** A passage that has this much of the words of one already shown (or they of it) says it again. */
+/** A passage whose words are this much in a text already shown says it again. */
 const NEAR_DUPLICATE = 0.6;
 
 type Query = Map<string, number>;
@@ -147,10 +148,15 @@ export function standIns(passages: Passage[]): Ranked[] {
     .map((passage) => ({ passage, score: 0, guided: false }));
 }
 
+/** A passage chosen for a section, with its copy. */
+export interface Chosen extends Ranked {
+  copy: string;
+}
+
 /** A section of passages under one heading (the passages' own, else their topic's title). */
 export interface ChosenSection {
   heading: string;
-  passages: Ranked[];
+  passages: Chosen[];
 }
 
 export interface Choice {
@@ -177,21 +183,33 @@ function alternativeOrder(ranked: Ranked[], variant: number): Ranked[] {
 /**
  * The page's sections of passages, chosen one by one down the ranking: a passage joins the section
  * of its heading while that has room, else opens the next section while the page has room; a
- * passage that says again what is shown is passed over. For version 1 each section opens with the
- * best-ranked passage not yet chosen under a new heading; each version after keeps the first and
- * turns the rest, so that generating again makes an alternative.
+ * passage with nothing it may show, or that says again what is shown, is passed over. For version 1
+ * each section opens with the best-ranked passage not yet chosen under a new heading; each version
+ * after keeps the first and turns the rest, so that generating again makes an alternative.
  */
 export function choosePassages(ranked: Ranked[], choice: Choice): ChosenSection[] {
   const sections: ChosenSection[] = [];
   const shown = [...choice.shown];
   for (const candidate of alternativeOrder(ranked, choice.variant)) {
+    if (
+      sections.length >= choice.sections &&
+      sections.every((each) => each.passages.length >= choice.perSection)
+    )
+      break;
     const heading = choice.headingOf(candidate.passage);
-    if (!heading || shown.some((text) => overlap(text, candidate.passage.text) >= NEAR_DUPLICATE)) continue;
     const section = sections.find((each) => each.heading === heading);
-    if (section ? section.passages.length >= choice.perSection : sections.length >= choice.sections) continue;
-    if (section) section.passages.push(candidate);
-    else sections.push({ heading, passages: [candidate] });
-    shown.push(candidate.passage.text);
+    if (
+      !heading ||
+      (section ? section.passages.length >= choice.perSection : sections.length >= choice.sections)
+    )
+      continue;
+    const copy = candidate.passage.copy();
+    if (!copy) continue;
+    const text = markdownText(copy);
+    if (shown.some((other) => sharedWith(text, other) >= NEAR_DUPLICATE)) continue;
+    if (section) section.passages.push({ ...candidate, copy });
+    else sections.push({ heading, passages: [{ ...candidate, copy }] });
+    shown.push(text);
   }
   return sections;
 }

@@ -38,3 +38,22 @@ export function unsendable(sentence: string): boolean {
   const text = sentence.replace(/[’‘]/g, "'");
   return shouts(text) || [...ABOUT_THE_PAGE, ...HYPE, ...PLACEHOLDER].some((pattern) => pattern.test(text));
 }
+
+/** Where a whole sentence ends: copy is checked a clause at a time, but "Chosen for X: Y." is one sentence. */
+const FULL_STOP = /(?<=[.!?…])\s+|\n+/;
+
+/**
+ * Which pieces of a text (as a reader sees them) may be shown: those that are not, nor are part of,
+ * a sentence a marketer would not send. Copy is written a clause at a time, and "Chosen for Globex
+ * Retail: Shelf-gap alerts." must go as a whole, not leave "Shelf-gap alerts." behind.
+ */
+export function sendablePieces(text: string): (piece: string) => boolean {
+  const unsent = text
+    .split(FULL_STOP)
+    .map((sentence) => sentence.trim())
+    .filter(unsendable);
+  return (piece) => {
+    const shown = piece.trim();
+    return !unsendable(shown) && !unsent.some((sentence) => sentence.includes(shown));
+  };
+}

@@ -60,13 +60,10 @@ export function termsOf(text: string): string[] {
     .filter((term): term is string => term !== null);
 }
 
-/**
- * How much of the shorter text's terms the longer one has too: 1 when one says all the other says,
- * 0 when they share nothing.
- */
-export function overlap(a: string, b: string): number {
-  const [left, right] = [new Set(termsOf(a)), new Set(termsOf(b))];
-  if (left.size === 0 || right.size === 0) return 0;
-  const shared = [...left].filter((term) => right.has(term)).length;
-  return shared / Math.min(left.size, right.size);
+/** How much of a text's terms another text has too: 1 when it says nothing the other does not. */
+export function sharedWith(text: string, other: string): number {
+  const terms = new Set(termsOf(text));
+  const others = new Set(termsOf(other));
+  if (terms.size === 0) return 0;
+  return [...terms].filter((term) => others.has(term)).length / terms.size;
 }
