@@ -162,14 +162,14 @@ const HEADLINES: Record<PageType, Phrasing[]> = {
       first && brand && company && `${first}, see how ${brand} works for ${company}`,
     ({ brand, company }) => brand && company && `How ${brand} helps ${company}`,
     ({ brand, company }) => brand && company && `What ${brand} can do for ${company}`,
-    pageFor,
-    ({ page, company }) => company && `For ${company}: ${page}`,
+    (who) => !who.brand && pageFor(who),
+    ({ page, company, brand }) => !brand && company && `For ${company}: ${page}`,
   ],
   outbound: [
     ({ first, company }) => first && company && `${first}, an idea for ${company}`,
     ({ first, brand }) => first && brand && `${first}, a note from ${brand}`,
     pageFor,
-    ({ page, company }) => company && `For ${company}: ${page}`,
+    ({ page, company, first }) => !first && company && `For ${company}: ${page}`,
   ],
   call_followup: [
     ({ first }) => first && `Following up on our conversation, ${first}`,
@@ -187,11 +187,11 @@ const HEADLINES: Record<PageType, Phrasing[]> = {
   custom: [pageFor, ({ page, company }) => company && `For ${company}: ${page}`],
 };
 
-/** A follow-up's subheadline opens by thanking the visitor for the conversation it follows up. */
+/** A follow-up's subheadline opens by thanking the visitor for the conversation (the headline names them). */
 const THANKS: Phrasing[] = [
-  ({ first }) => (first ? `Thank you for your time, ${first}.` : 'Thank you for your time.'),
-  ({ first }) => (first ? `Thank you for the conversation, ${first}.` : 'Thank you for the conversation.'),
-  ({ first, company }) => !first && company && `It was good to talk with the team at ${company}.`,
+  () => 'Thank you for your time.',
+  () => 'Thank you for the conversation.',
+  ({ company }) => company && `It was good to talk with the team at ${company}.`,
 ];
 
 const INTRO_HEADINGS: Record<PageType, Phrasing[]> = {
@@ -207,7 +207,7 @@ const INTRO_HEADINGS: Record<PageType, Phrasing[]> = {
     ({ company }) => company && `Why now for ${company}`,
     () => 'What you get',
   ],
-  call_followup: [() => 'In short', () => 'Where this leaves us'],
+  call_followup: [() => 'In short', () => 'The short version'],
   sales_deck: [({ brand }) => brand && `What ${brand} does`, () => 'The short version', () => 'How it works'],
   custom: [() => 'Overview', () => 'In short'],
 };
