@@ -85,7 +85,7 @@ interface Writing {
   input: PersonalizationInput;
   who: Who;
   voice: Voice;
-  /** The check's rules, and every sentence of the private texts besides. */
+  /** The check's rules. */
   rules: CheckRules;
   /** Which alternative: 0 for an audience's first version, one more for each after. */
   variant: number;
@@ -119,8 +119,8 @@ function acceptsPlain(w: Writing): (text: string) => boolean {
 }
 
 /** Whether copy may be shown, by what a reader sees of it and the links it writes. */
-function shows(w: Writing): PassageRules['shows'] {
-  return (shown) => sendable(w, shown.text, shownProblems(shown, w.rules));
+function shows(w: Writing, rules = w.rules): PassageRules['shows'] {
+  return (shown) => sendable(w, shown.text, shownProblems(shown, rules));
 }
 
 function accepts(w: Writing): Accepts {
@@ -247,7 +247,7 @@ function writing(input: PersonalizationInput, rules: CheckRules, variant: number
       page: input.page.name,
     },
     voice,
-    rules: { ...rules, forbidden: [...rules.forbidden, ...privatePhrases(input)] },
+    rules,
     variant,
     excluded: guidance.excluded,
     brief: guidance.brief,
@@ -257,7 +257,9 @@ function writing(input: PersonalizationInput, rules: CheckRules, variant: number
 /** What the built-in personalizer keeps of the knowledge for this audience: the passages' rules. */
 export function passageRules(input: PersonalizationInput, rules: CheckRules): PassageRules {
   const w = writing(input, rules, 0);
-  return { allowLink: actionLinks(w), shows: shows(w) };
+  // The knowledge may say what the private guidance says; the page never repeats it from there.
+  const strict = { ...rules, forbidden: [...rules.forbidden, ...privatePhrases(input)] };
+  return { allowLink: actionLinks(w), shows: shows(w, strict) };
 }
 
 /** Plain text with only the sentences that may be shown; empty when those are not accepted together. */
@@ -269,6 +271,16 @@ function acceptedPlain(w: Writing, text: string): string {
 /** The page's own line under the headline: its description, else the first sentence of its context. */
 function pageLine(page: Page): string {
   return page.metadata?.description?.trim() || sentencesOf(page.pageContext)[0] || '';
+}
+
+/**
+ * The hero's line: the page's description, else (when it has none, or none that may be shown) the
+ * first sentence of its context.
+ */
+function heroLine(w: Writing): string {
+  const { page } = w.input;
+  const description = acceptedPlain(w, page.metadata?.description?.trim() ?? '');
+  return description || acceptedPlain(w, sentencesOf(page.pageContext)[0] ?? '');
 }
 
 /** Plain text as page copy in the safe subset, less the sentence `except` and what `accepted` refuses. */
@@ -367,9 +379,9 @@ export function compose(
   const w = writing(input, rules, variant);
   const layout = LAYOUTS[input.page.pageType];
   const headline = headlineOf(w);
-  const line = acceptedPlain(w, pageLine(input.page));
+  const line = heroLine(w);
   const subheadline = subheadlineOf(w, line);
-  const intro = introSection(w, pageLine(input.page));
+  const intro = introSection(w, line);
   const next = layout.nextStep ? nextStepSection(w) : undefined;
   const reserved = (layout.intro === 'lead' && intro ? 1 : 0) + (next ? 1 : 0);
   const chosenSections = choosePassages(ranked, {
