@@ -121,6 +121,24 @@ async function visitorWrites(email: string, message: string): Promise<void> {
   await server.worker().drain();
 }
 
+/** A page of the brand with one action, a demo to book. */
+async function pageOf(brandId: string, page: { name: string; pageContext: string; pageType: string }) {
+  const demo = {
+    actionId: 'demo',
+    buttonTitle: 'Book a demo',
+    actionType: 'link',
+    url: 'https://acme.example/demo',
+  };
+  const created = await api.post('/v0/pages', {
+    ...page,
+    brandId,
+    actions: [demo],
+    actionCardWidgets: [],
+    scripts: [],
+  });
+  return created.body as { pageId: string };
+}
+
 async function generateWith(next: Mode, { visitor }: { visitor?: string } = {}) {
   mode = next;
   const email = `ann-${Math.random()}@initech.example`;
@@ -128,24 +146,11 @@ async function generateWith(next: Mode, { visitor }: { visitor?: string } = {}) 
   await api.post(`/v0/persons/${person.personId}/logs`, { text: NOTE });
   if (visitor) await visitorWrites(email, visitor);
   seen.length = 0;
-  const page = (
-    await api.post('/v0/pages', {
-      name: 'Shipping plan',
-      pageContext: 'Acme moves stock from port to shelf in a day.',
-      brandId: 'acme',
-      pageType: 'outbound',
-      actions: [
-        {
-          actionId: 'demo',
-          buttonTitle: 'Book a demo',
-          actionType: 'link',
-          url: 'https://acme.example/demo',
-        },
-      ],
-      actionCardWidgets: [],
-      scripts: [],
-    })
-  ).body;
+  const page = await pageOf('acme', {
+    name: 'Shipping plan',
+    pageContext: 'Acme moves stock from port to shelf in a day.',
+    pageType: 'outbound',
+  });
   const audience = (
     await api.post(`/v0/pages/${page.pageId}/audiences`, {
       personId: person.personId,
@@ -203,19 +208,11 @@ describe('a language model writes versions', () => {
       for (const content of entries)
         await api.post(`/v0/topics/${topic.topicId}/entries`, { content: { type: 'text', content } });
     }
-    const page = (
-      await api.post('/v0/pages', {
-        name: 'Results',
-        pageContext: 'Rulers helps grocers waste less.',
-        brandId: 'rulers',
-        pageType: 'inbound',
-        actions: [
-          { actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://r.example' },
-        ],
-        actionCardWidgets: [],
-        scripts: [],
-      })
-    ).body;
+    const page = await pageOf('rulers', {
+      name: 'Results',
+      pageContext: 'Rulers helps grocers waste less.',
+      pageType: 'inbound',
+    });
     seen.length = 0;
     await api.post(`/v0/pages/${page.pageId}/audiences`, {
       customName: 'Grocers',
