@@ -90,20 +90,32 @@ export const BRANDS: BrandSpec[] = [
 
 export const TOPICS: TopicSpec[] = [
   {
-    title: 'Brightwave platform',
+    title: 'How Brightwave works',
     purpose: 'What Brightwave does and for whom: draw on it for every page.',
     brandIds: ['brightwave'],
     entries: [
       {
         type: 'markdown',
         content:
-          'Brightwave is a retail analytics platform. It joins point-of-sale, e-commerce and inventory data into one live view of every store and channel, and tells merchandisers what to reorder, mark down or move.',
+          'Brightwave joins point-of-sale, e-commerce and inventory data into one live view of every store and channel, and tells merchandisers what to reorder, mark down or move.',
       },
       {
         type: 'text',
         content:
           'Connectors for Shopify, Salesforce Commerce Cloud, Lightspeed and 40 other systems; most retailers are live within two weeks.',
       },
+      {
+        type: 'text',
+        content:
+          'Teams moving off spreadsheets keep their own planning calendar and categories: Brightwave imports them on the first day.',
+      },
+    ],
+  },
+  {
+    title: 'Forecasting',
+    purpose: 'How good the forecasts are, and what planners do with them.',
+    brandIds: ['brightwave'],
+    entries: [
       {
         type: 'text',
         content: 'Forecasts are accurate to within 6% at store-and-SKU level after eight weeks of history.',
@@ -137,6 +149,23 @@ export const TOPICS: TopicSpec[] = [
     ],
   },
   {
+    title: 'Shelf-gap alerts',
+    purpose: 'For store teams: what Brightwave tells them before the doors open.',
+    brandIds: ['brightwave'],
+    entries: [
+      {
+        type: 'text',
+        content:
+          'Shelf-gap alerts tell store teams before opening which shelves will run empty that day, and what to bring from the back room.',
+      },
+      {
+        type: 'text',
+        content:
+          'Alerts arrive on the store manager’s phone seven days a week, weekends included: nothing to log in to, no report to read.',
+      },
+    ],
+  },
+  {
     title: 'Plans and pilots',
     purpose: 'How Brightwave is sold; mention when the visitor is evaluating or asked about a pilot.',
     brandIds: ['brightwave'],
@@ -154,7 +183,7 @@ export const TOPICS: TopicSpec[] = [
     ],
   },
   {
-    title: 'Keelson freight visibility',
+    title: 'Freight visibility',
     purpose: 'What Keelson does: draw on it for every Keelson page.',
     brandIds: ['keelson'],
     entries: [
@@ -170,7 +199,7 @@ export const TOPICS: TopicSpec[] = [
     ],
   },
   {
-    title: 'Keelson results',
+    title: 'Results with Keelson',
     purpose: 'Proof points for Keelson pages.',
     brandIds: ['keelson'],
     entries: [
@@ -285,7 +314,7 @@ export const PAGES: PageSpec[] = [
       {
         path: '/platform/planners',
         customName: 'Planners from the newsletter',
-        context: 'Merchandise planners who read the newsletter; they care about forecast accuracy.',
+        context: 'Merchandise planners from the newsletter; they care about forecast accuracy.',
         sessions: 300,
         holdoutPercent: 50,
         ctaChance: { personalized: 0.6, baseline: 0.15 },
@@ -301,7 +330,8 @@ export const PAGES: PageSpec[] = [
       {
         path: '/platform/globex',
         person: 'jane',
-        context: 'Globex runs 120 apparel stores and struggles with end-of-season markdowns.',
+        context:
+          'Lead with customer results. She has no interest in shelf alerts: Globex runs 120 apparel stores and struggles with end-of-season markdowns. Keep it short, plain.',
         sessions: 6,
         submitsForm: true,
       },
@@ -339,7 +369,8 @@ export const PAGES: PageSpec[] = [
       {
         path: '/holiday/globex',
         person: 'tom',
-        context: 'Tom runs Globex’s supply chain; he cares about stock-outs, not dashboards.',
+        context:
+          'Tom runs the supply chain for Globex’s 40 stores; he cares about empty shelves, not dashboards. Stores restock at weekends.',
         sessions: 3,
       },
     ],
@@ -350,7 +381,7 @@ export const PAGES: PageSpec[] = [
       pageType: 'call_followup',
       pageContext:
         'Brightwave forecasts demand and markdowns for every store and SKU. A pilot on your own data shows the difference within weeks, and you decide with real numbers in hand.',
-      description: 'What we covered, and what a pilot would look like.',
+      description: 'Forecasts you can check against your own stores before you decide.',
       cta: 'Pick the stores for your pilot',
     }),
     audiences: [

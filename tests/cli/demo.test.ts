@@ -28,7 +28,7 @@ describe('tailor demo', () => {
     const apiKey = first.stdout.match(/API key: (tlr_[0-9A-Za-z]{40})/)?.[1] as string;
     expect(apiKey).toBeDefined();
     expect(first.stdout).toMatch(
-      /2 brands\n\s+5 topics\n\s+4 accounts\n\s+5 persons\n\s+4 pages\n\s+11 audiences\n\s+11 page links/,
+      /2 brands\n\s+7 topics\n\s+4 accounts\n\s+5 persons\n\s+4 pages\n\s+11 audiences\n\s+11 page links/,
     );
     expect(first.stdout).toMatch(/\d+ visitor sessions/);
     expect(first.stdout).toContain('2 form submissions');

@@ -121,6 +121,24 @@ async function visitorWrites(email: string, message: string): Promise<void> {
   await server.worker().drain();
 }
 
+/** A page of the brand with one action, a demo to book. */
+async function pageOf(brandId: string, page: { name: string; pageContext: string; pageType: string }) {
+  const demo = {
+    actionId: 'demo',
+    buttonTitle: 'Book a demo',
+    actionType: 'link',
+    url: 'https://acme.example/demo',
+  };
+  const created = await api.post('/v0/pages', {
+    ...page,
+    brandId,
+    actions: [demo],
+    actionCardWidgets: [],
+    scripts: [],
+  });
+  return created.body as { pageId: string };
+}
+
 async function generateWith(next: Mode, { visitor }: { visitor?: string } = {}) {
   mode = next;
   const email = `ann-${Math.random()}@initech.example`;
@@ -128,24 +146,11 @@ async function generateWith(next: Mode, { visitor }: { visitor?: string } = {}) 
   await api.post(`/v0/persons/${person.personId}/logs`, { text: NOTE });
   if (visitor) await visitorWrites(email, visitor);
   seen.length = 0;
-  const page = (
-    await api.post('/v0/pages', {
-      name: 'Shipping plan',
-      pageContext: 'Acme moves stock from port to shelf in a day.',
-      brandId: 'acme',
-      pageType: 'outbound',
-      actions: [
-        {
-          actionId: 'demo',
-          buttonTitle: 'Book a demo',
-          actionType: 'link',
-          url: 'https://acme.example/demo',
-        },
-      ],
-      actionCardWidgets: [],
-      scripts: [],
-    })
-  ).body;
+  const page = await pageOf('acme', {
+    name: 'Shipping plan',
+    pageContext: 'Acme moves stock from port to shelf in a day.',
+    pageType: 'outbound',
+  });
   const audience = (
     await api.post(`/v0/pages/${page.pageId}/audiences`, {
       personId: person.personId,
@@ -186,6 +191,40 @@ describe('a language model writes versions', () => {
     expect(system).toContain('never quote');
     expect(system).toContain('the first section answers what the guidance stresses most');
     expect(system).toContain('call_followup');
+  });
+
+  it('is given only the knowledge the guidance allows: what it rules out is not in the request', async () => {
+    mode = 'good';
+    await api.request('PUT', '/v0/brands/rulers', { body: { name: 'Rulers' } });
+    const topics = {
+      'Shelf-gap alerts': ['Shelf-gap alerts tell stores which shelves will run empty.'],
+      'Customer results': [
+        'A grocer cut fresh-food waste by 11%.',
+        'A grocer filled nine in ten shelf gaps with shelf-gap alerts.',
+      ],
+    };
+    for (const [title, entries] of Object.entries(topics)) {
+      const topic = (await api.post('/v0/topics', { title, brandIds: ['rulers'] })).body;
+      for (const content of entries)
+        await api.post(`/v0/topics/${topic.topicId}/entries`, { content: { type: 'text', content } });
+    }
+    const page = await pageOf('rulers', {
+      name: 'Results',
+      pageContext: 'Rulers helps grocers waste less.',
+      pageType: 'inbound',
+    });
+    seen.length = 0;
+    await api.post(`/v0/pages/${page.pageId}/audiences`, {
+      customName: 'Grocers',
+      supplementaryContext: 'Lead with customer results. She has no interest in shelf alerts.',
+    });
+    await server.worker().drain();
+    const asked = JSON.parse(seen[0]?.messages[1]?.content ?? '{}');
+    expect(asked.knowledge).toEqual([
+      { title: 'Customer results', purpose: '', entries: ['A grocer cut fresh-food waste by 11%.'] },
+    ]);
+    expect(asked.focus).toEqual(['Customer results']);
+    expect(seen[0]?.messages[0]?.content).toContain('Never mention a subject the guidance rules out');
   });
 
   it('when a version is generated again, asks for a fresh alternative to the one before', async () => {

@@ -5,6 +5,7 @@ import type { Page, PageType } from '../../src/resources/pages/schema.ts';
 import type { Topic, TopicEntry } from '../../src/resources/topics/schema.ts';
 import { checkContent, normalize, rulesFor } from '../../src/workflows/personalization/check.ts';
 import { baselineContent, voiceOf } from '../../src/workflows/personalization/compose.ts';
+import { allowedTopics, readGuidance } from '../../src/workflows/personalization/guidance.ts';
 import type { PersonalizationInput } from '../../src/workflows/personalization/input.ts';
 import {
   escapeMarkdown,
@@ -17,8 +18,8 @@ import {
   builtInPersonalizer,
   CannotGenerate,
   generateContent,
+  rankKnowledge,
 } from '../../src/workflows/personalization/personalizer.ts';
-import { selectTopics } from '../../src/workflows/personalization/select.ts';
 import { entryContent, entryText, noteLike } from '../helpers/knowledge-arbitraries.ts';
 
 /** The stages of generation as functions: what each guarantees, on inputs made here. */
@@ -190,25 +191,85 @@ describe('markdown', () => {
   });
 });
 
+/** The topics of the ranked passages, best first, each once. */
+function rankedTopics(given: PersonalizationInput): string[] {
+  return [...new Set(rankKnowledge(given).map((ranked) => ranked.passage.topic.title))];
+}
+
 describe('select', () => {
-  it('ranks the entries most relevant to the page and the audience first, and leaves the unrelated out', () => {
-    const selected = selectTopics(input(), 4);
-    expect(selected.map((s) => s.topic.title)).toEqual(['Prices', 'Safety']);
+  it('ranks the passages most relevant to the page and the audience first, and leaves the unrelated out', () => {
+    expect(rankedTopics(input())).toEqual(['Prices', 'Safety']);
+  });
+
+  it('ranks passage by passage: an entry gives its best paragraph, not all of it', () => {
+    const given = input({
+      topics: [
+        topic('Prices', [
+          'md:Our cafeteria serves soup on Fridays.\n\nBulk buyers pay 30 credits a tank, not 40.',
+        ]),
+      ],
+    });
+    expect(rankKnowledge(given).map((ranked) => ranked.passage.text)).toEqual([
+      'Bulk buyers pay 30 credits a tank, not 40.',
+    ]);
   });
 
   it('lets the page type weigh in: a sales deck draws on pricing, where an inbound page need not', () => {
     const quiet = { private: { context: '', notes: [] }, account: null };
-    const deck = selectTopics(input({ ...quiet, page: page('sales_deck') }), 4);
-    expect(deck.map((s) => s.topic.title)).toContain('Prices');
-    expect(selectTopics(input({ ...quiet, page: page('inbound') }), 4).map((s) => s.topic.title)).toEqual([
-      'Safety',
-    ]);
+    expect(rankedTopics(input({ ...quiet, page: page('sales_deck') }))).toContain('Prices');
+    expect(rankedTopics(input({ ...quiet, page: page('inbound') }))).toEqual(['Safety']);
   });
 
   it('falls back to the default topic when nothing is relevant, so a page is never bare', () => {
     const standIn = topic('About us', ['Founded in 1901.'], { isDefault: true });
-    const selected = selectTopics(input({ topics: [topic('Recipes', ['Soup on Fridays.']), standIn] }), 4);
-    expect(selected.map((s) => s.topic.title)).toEqual(['About us']);
+    const given = input({ topics: [topic('Recipes', ['Soup on Fridays.']), standIn] });
+    expect(rankedTopics(given)).toEqual(['About us']);
+  });
+});
+
+describe('guidance', () => {
+  const read = (context: string) => readGuidance(input({ private: { context, notes: [] } }));
+
+  it.each([
+    ['She has no interest in shelf alerts.', [['shelf', 'alert']]],
+    ["Don't mention pricing or discounts.", [['pric'], ['discou']]],
+    ['Avoid the price rise.', [['pric', 'rise']]],
+    ['Store managers; they want less admin, not more dashboards.', [['dashbo']]],
+    ['Not interested in pilots.', [['pilot']]],
+  ])('reads what "%s" rules out', (context, excluded) => {
+    expect(read(context).excluded).toEqual(excluded);
+  });
+
+  it.each([
+    'They want to avoid stock-outs.',
+    'Not only stock-outs but markdowns too.',
+    'Short shelf lives, 60 stores.',
+  ])('rules nothing out in "%s"', (context) => {
+    expect(read(context).excluded).toEqual([]);
+    expect(read(context).brief).toBe(false);
+  });
+
+  it('hears a request for a short page, and steers with neither it nor what it rules out', () => {
+    const guidance = read('Lead with customer results. No interest in shelf alerts. Keep it short, plain.');
+    expect(guidance.brief).toBe(true);
+    expect([...guidance.steering.keys()]).toEqual(['custom', 'result']);
+  });
+
+  it('keeps what it rules out off the page and out of what every personalizer is given', async () => {
+    const given = retail('inbound', { context: 'Lead with pilots. She has no interest in stock-outs.' });
+    expect(allowedTopics(given).flatMap((t) => t.entries)).toHaveLength(3);
+    expect(allowedTopics(given).map((t) => t.title)).toEqual(['Markdown forecasting', 'Pilots']);
+    const content = await written(given);
+    expect(content.sections[0]?.heading).toBe('Pilots');
+    expect(textOf(content)).not.toMatch(/stock-outs|Replenishment|empty shelves/i);
+  });
+
+  it('leaves out an entry that mentions what it rules out, and keeps the rest of its topic', () => {
+    const given = retail('inbound', { context: 'Avoid the holidays.' });
+    const stockOuts = allowedTopics(given).find((t) => t.title === 'Stock-outs');
+    expect(stockOuts?.entries.map((e) => e.content.content)).toEqual([
+      'Replenishment alerts flag the stores that will run out of a line **two weeks** before they do.',
+    ]);
   });
 });
 
@@ -497,17 +558,15 @@ describe('generation never sticks', () => {
 });
 
 describe('guidance steers', () => {
-  it('answers each concern it names, the one it stresses first', () => {
-    const selected = selectTopics(
-      retail('inbound', {
-        context: 'Worried about holiday stock-outs in the Midwest… they want a pilot before Black Friday.',
-      }),
-      4,
-    );
-    expect(selected.filter((s) => s.guided).map((s) => s.topic.title)).toEqual(['Stock-outs', 'Pilots']);
+  it('answers each concern it names, the one it says first first', () => {
+    const given = retail('inbound', {
+      context: 'Worried about holiday stock-outs in the Midwest… they want a pilot before Black Friday.',
+    });
+    expect(rankedTopics(given).slice(0, 2)).toEqual(['Stock-outs', 'Pilots']);
+    expect(rankKnowledge(given)[0]?.guided).toBe(true);
   });
 
-  it('gives two audiences of one page whose guidance stresses different topics different sections first, and a subheadline that names them', async () => {
+  it('gives two audiences of one page whose guidance stresses different topics different sections first, without a word about why', async () => {
     const baseline = baselineContent(retail('inbound', {}).page);
     const stockOuts = await written(
       retail('inbound', { context: 'Worried about holiday stock-outs in the Midwest.' }, 'audience_a'),
@@ -517,26 +576,27 @@ describe('guidance steers', () => {
     );
     expect(stockOuts.sections[0]?.heading).toBe('Stock-outs');
     expect(markdowns.sections[0]?.heading).toBe('Markdown forecasting');
-    expect(stockOuts.subheadline).not.toBe(baseline.subheadline);
-    expect(stockOuts.subheadline).toContain('Stock-outs');
-    expect(stockOuts.subheadline).toContain('Globex Retail');
-    expect(markdowns.subheadline).toContain('Markdown forecasting');
-    for (const content of [stockOuts, markdowns])
-      expect(textOf(content)).not.toMatch(/Midwest|clearance sales|January/);
+    for (const content of [stockOuts, markdowns]) {
+      expect(content.subheadline).toBe(baseline.subheadline);
+      expect(textOf(content)).not.toMatch(/Midwest|clearance sales|January|chosen|picked|starts with/i);
+    }
   });
 
   it('makes a follow-up about what the call was about, from the notes, without quoting them', async () => {
     const note = 'Call with Jane: she wants a 10-store pilot in Ohio before the holidays.';
     const content = await written(retail('call_followup', { notes: [note] }));
-    expect(content.subheadline).toMatch(/more on Pilots/);
-    const [recap] = content.sections;
-    expect(markdownText(recap?.body ?? '').split('\n')[1]).toBe('A free 30-day pilot on your own data');
+    expect(content.headline).toMatch(/conversation|where we left off/);
+    expect(content.subheadline).toMatch(
+      /^(Thank you for (your time|the conversation)|It was good to talk with the team at Globex Retail)\./,
+    );
+    expect(content.sections[0]?.heading).toBe('Pilots');
+    expect(markdownText(content.sections[0]?.body ?? '')).toContain('A free 30-day pilot on your own data');
     expect(textOf(content)).not.toMatch(/10-store|Ohio/);
   });
 
-  it('passes the guidance to the model only as guidance, with the topics it points at first', async () => {
+  it('tells the model which topics it points at, first', async () => {
     const given = retail('inbound', { context: 'Their clearance sales eat the margin every January.' });
-    expect(selectTopics(given, 4)[0]?.topic.title).toBe('Markdown forecasting');
+    expect(rankedTopics(given)[0]).toBe('Markdown forecasting');
   });
 });
 

@@ -90,6 +90,18 @@ function publicText(input: PersonalizationInput): string {
   );
 }
 
+/**
+ * Every sentence and long run of words of the private texts, those the page's own texts share
+ * included: what the check lets through when the knowledge says it too, but the built-in
+ * personalizer still never writes.
+ */
+export function privatePhrases(input: PersonalizationInput): CheckRules['forbidden'] {
+  return [
+    ...phrasesOf(input.private.context, "quotes the audience's private context"),
+    ...input.private.notes.flatMap((note) => phrasesOf(note, "quotes the person's log")),
+  ];
+}
+
 /** The rules of a version, from what the generation gathered. */
 export function rulesFor(input: PersonalizationInput): CheckRules {
   const own = normalize([input.page.name, input.page.pageContext, input.brand?.name ?? ''].join(' '));
@@ -97,8 +109,7 @@ export function rulesFor(input: PersonalizationInput): CheckRules {
   const secret = (phrase: { phrase: string }) => !shared.includes(` ${phrase.phrase} `);
   return {
     forbidden: [
-      ...phrasesOf(input.private.context, "quotes the audience's private context").filter(secret),
-      ...input.private.notes.flatMap((note) => phrasesOf(note, "quotes the person's log")).filter(secret),
+      ...privatePhrases(input).filter(secret),
       ...topicTexts(input.foreign.topics).flatMap((text) =>
         sentencesOf(text)
           .map(normalize)
@@ -173,7 +184,7 @@ function allowedUrlsOf(rules: CheckRules): Set<string> {
 }
 
 /** What is wrong with what a reader sees, wherever it stands: markup, a forbidden text, a foreign link. */
-function shownProblems(shown: { text: string; links: string[] }, rules: CheckRules): string[] {
+export function shownProblems(shown: { text: string; links: string[] }, rules: CheckRules): string[] {
   const problems: string[] = [];
   if (MARKERS.test(shown.text)) problems.push('shows markup');
   const forbidden = forbiddenIn(shown.text, rules);

@@ -4,8 +4,7 @@ import { MAX_HEADLINE, MAX_SECTIONS, MAX_SUBHEADLINE } from './check.ts';
 import { actionsFor, metadataFor } from './compose.ts';
 import type { PersonalizationInput } from './input.ts';
 import { companyName, firstName } from './names.ts';
-import { type Personalizer, UnusableAnswer } from './personalizer.ts';
-import { selectTopics } from './select.ts';
+import { type Personalizer, rankKnowledge, UnusableAnswer } from './personalizer.ts';
 
 /**
  * A personalizer backed by an OpenAI-compatible chat-completions endpoint: OpenAI itself, or a
@@ -65,8 +64,20 @@ const SYSTEM = [
   'On a call_followup page, the notes say what the conversation was about: the page follows up on those topics, by their names.',
   'When `previousVersion` is given, write a fresh alternative to it: another choice, order or phrasing of the knowledge.',
   `At most ${MAX_SECTIONS} sections, none repeating the headline or subheadline; a headline under ${MAX_HEADLINE} characters, a subheadline under ${MAX_SUBHEADLINE}.`,
+  'Speak to the visitor: never describe the page or how it was made (no "chosen for you", "this page", "personalized", "based on your profile").',
+  'Never mention a subject the guidance rules out; `knowledge` already leaves it out.',
   "Link only to the page's action URLs. Answer with JSON only.",
 ].join(' ');
+
+/** The titles of the topics whose passages the built-in personalizer ranks best for this audience, best first. */
+function focusOf(input: PersonalizationInput): string[] {
+  const titles = new Set<string>();
+  for (const { passage } of rankKnowledge(input)) {
+    if (titles.size === MAX_SECTIONS) break;
+    if (passage.copy()) titles.add(passage.topic.title);
+  }
+  return [...titles];
+}
 
 function request(input: PersonalizationInput) {
   const { page } = input;
@@ -88,7 +99,7 @@ function request(input: PersonalizationInput) {
       company: input.account ? companyName(input.account) : null,
     },
     privateGuidance: { context: input.private.context, notes: input.private.notes },
-    focus: selectTopics(input, MAX_SECTIONS).map((selected) => selected.topic.title),
+    focus: focusOf(input),
     knowledge: input.topics.map((topic) => ({
       title: topic.title,
       purpose: topic.purpose,

@@ -1,9 +1,11 @@
 import type { VersionContent } from '../../resources/audiences/schema.ts';
 import type { Generated } from '../../resources/audiences/service.ts';
-import { type CheckRules, checkContent, describeProblems, MAX_SECTIONS, rulesFor } from './check.ts';
-import { compose } from './compose.ts';
+import { type CheckRules, checkContent, describeProblems, rulesFor } from './check.ts';
+import { compose, passageRules } from './compose.ts';
+import { allowedTopics } from './guidance.ts';
 import type { PersonalizationInput } from './input.ts';
-import { selectTopics } from './select.ts';
+import { passagesOf } from './passages.ts';
+import { type Ranked, rankPassages, relevant, standIns } from './select.ts';
 
 /** Turns what was gathered for a version into its content. */
 export interface Personalizer {
@@ -41,25 +43,46 @@ function sameCopy(content: VersionContent, previous: VersionContent | null): boo
   );
 }
 
+/** The input with only the knowledge this audience's guidance allows: what every personalizer is given. */
+function withAllowedKnowledge(input: PersonalizationInput): PersonalizationInput {
+  return { ...input, topics: allowedTopics(input) };
+}
+
+/** The passages worth showing of the input's knowledge, most relevant first; what stands in when none is relevant. */
+function rankedKnowledge(input: PersonalizationInput, rules: CheckRules): Ranked[] {
+  const passages = passagesOf(input.topics, passageRules(input, rules));
+  const ranked = relevant(rankPassages(input, passages));
+  return ranked.length > 0 ? ranked : standIns(passages);
+}
+
+/**
+ * How the built-in personalizer ranks the knowledge this audience's guidance allows, most relevant
+ * first: what it chooses its sections from, and what a model is told to focus on.
+ */
+export function rankKnowledge(input: PersonalizationInput): Ranked[] {
+  return rankedKnowledge(withAllowedKnowledge(input), rulesFor(input));
+}
+
 /**
  * The built-in personalizer's content: this version's variant, or the next ones along while they
  * read as the version before (so that generating again makes an alternative where the knowledge
  * allows one). Always the same for the same version.
  */
-function selectAndCompose(input: PersonalizationInput, rules: CheckRules): VersionContent {
-  const topics = selectTopics(input, MAX_SECTIONS);
+function selectAndCompose(given: PersonalizationInput, rules: CheckRules): VersionContent {
+  const input = withAllowedKnowledge(given);
+  const ranked = rankedKnowledge(input, rules);
   const { variant, previous } = input.version;
-  let content = compose(input, topics, rules, variant);
+  let content = compose(input, ranked, rules, variant);
   for (let next = 1; next < ALTERNATIVES && sameCopy(content, previous); next++) {
-    content = compose(input, topics, rules, variant + next);
+    content = compose(input, ranked, rules, variant + next);
   }
   return content;
 }
 
 /**
- * The built-in personalizer: deterministic and offline. Select ranks the brand's topic entries by
- * relevance to the page and the audience, guidance first; compose lays them out for the page type
- * in sentences that fit the audience, leaving out everything the check would refuse.
+ * The built-in personalizer: deterministic and offline. Select ranks the passages of the brand's
+ * knowledge by relevance to the page and the audience, its guidance weighing most; compose writes
+ * the page from the best of them, in their own words, leaving out everything the check would refuse.
  */
 export const builtInPersonalizer: Personalizer = {
   name: 'built-in',
@@ -85,7 +108,7 @@ async function answerOf(
   rules: CheckRules,
 ): Promise<{ content: VersionContent } | { reason: string }> {
   try {
-    const content = await personalizer.personalize(input);
+    const content = await personalizer.personalize(withAllowedKnowledge(input));
     const problems = checkContent(content, rules);
     return problems.length === 0 ? { content } : { reason: describeProblems(problems) };
   } catch (error) {
@@ -95,8 +118,9 @@ async function answerOf(
 }
 
 /**
- * Generation after gathering: `personalizer` writes the content and the check stage judges it. A
- * personalizer other than the built-in one is asked again when its answer is malformed or fails the
+ * Generation after gathering: `personalizer` writes the content and the check stage judges it.
+ * Every personalizer is given only the knowledge the audience's guidance allows. A personalizer
+ * other than the built-in one is asked again when its answer is malformed or fails the
  * check, and after MODEL_ATTEMPTS the built-in personalizer writes the version, with a note of why.
  * Throws `CannotGenerate` when the built-in personalizer's content fails the check (a page whose
  * own name or button cannot be shown), any other error when a personalizer cannot answer now.
