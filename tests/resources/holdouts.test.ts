@@ -278,6 +278,60 @@ describe('a public page with a holdout', () => {
   });
 });
 
+describe('the arm and version of a lead', () => {
+  /** The version of `s` numbered `versionNumber`. */
+  async function versionId(s: Site, versionNumber: number): Promise<string> {
+    const versions = ok(await api.get(`/v0/pages/${s.pageId}/audiences/${s.audienceId}/versions`)).body;
+    return versions.items.find(
+      (version: { versionNumber: number }) => version.versionNumber === versionNumber,
+    ).versionId;
+  }
+
+  async function leadFrom(served: Served) {
+    const sent = ok(
+      await visitor.post('/v0/public/forms', {
+        token: served.token,
+        email: 'ada@globex.example',
+        fields: { name: 'Ada' },
+      }),
+      201,
+    );
+    return ok(await api.get(`/v0/form_submissions/${sent.body.formSubmissionId}`)).body;
+  }
+
+  it('says baseline and version 0 for a visitor held out, personalized and the published version for the rest, in the list as in the lead', async () => {
+    const s = await site(50);
+    const byArm = new Map<Arm, Served>();
+    while (byArm.size < 2) {
+      const served = await serve(s.url, `tailor_vid=${visitorId()}`);
+      byArm.set(served.arm, served);
+    }
+    const held = await leadFrom(byArm.get('baseline') as Served);
+    expect(held).toMatchObject({ arm: 'baseline', versionId: await versionId(s, 0) });
+    const shown = await leadFrom(byArm.get('personalized') as Served);
+    expect(shown).toMatchObject({ arm: 'personalized', versionId: await versionId(s, 1) });
+    const listed = ok(await api.get(`/v0/form_submissions?audienceId=${s.audienceId}`)).body.items;
+    expect(listed).toEqual([shown, held]);
+  });
+
+  it('follows a new published version: a page loaded after the publish names it', async () => {
+    const s = await site(0);
+    const first = await serve(s.url);
+    ok(await api.post(`/v0/pages/${s.pageId}/audiences/${s.audienceId}/versions`), 201);
+    await server.worker().drain();
+    ok(await api.post(`/v0/pages/${s.pageId}/audiences/${s.audienceId}/publish`));
+    const second = await serve(s.url);
+    expect(await leadFrom(first)).toMatchObject({ arm: 'personalized', versionId: await versionId(s, 1) });
+    expect(await leadFrom(second)).toMatchObject({ arm: 'personalized', versionId: await versionId(s, 2) });
+  });
+
+  it('says version 0, personalized, while version 0 is the published one', async () => {
+    const s = await site(50, { personalize: false });
+    const lead = await leadFrom(await serve(s.url, `tailor_vid=${visitorId()}`));
+    expect(lead).toMatchObject({ arm: 'personalized', versionId: await versionId(s, 0) });
+  });
+});
+
 describe('GET /v0/pages/{page_id}/analytics/audiences/{audience_id}/lift', () => {
   const HOUR = 3_600_000;
   const day1 = Date.UTC(2026, 0, 1);

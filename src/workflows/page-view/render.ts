@@ -1,6 +1,6 @@
 import { type PageMetadata, SAFE_URL } from '../../http/page-metadata.ts';
 import type { ActionCardWidget, FooterLinkGroup } from '../../resources/pages/schema.ts';
-import type { Arm } from '../../resources/sessions/arm.ts';
+import type { Arm } from '../../shared/arm.ts';
 import { type Html, html, type Part, raw } from '../../shared/html.ts';
 import { markdownHtml } from '../personalization/markdown.ts';
 import type { ImageRefs, ImageUrls } from './images.ts';
