@@ -62,6 +62,26 @@ async function draft(): Promise<Draft> {
   return { ...linked, base, versionId: latestVersion.versionId, view };
 }
 
+/**
+ * The whole page as a marketer would look at it: the viewport made as tall as the page first, as a
+ * full-page shot leaves the previews' frames unpainted below the fold.
+ */
+async function shoot(page: Page, name: string): Promise<void> {
+  const size = page.viewportSize() ?? VIEWPORTS.desktop;
+  const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
+  await page.setViewportSize({ width: size.width, height });
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SHOTS}/${name}.png` });
+  await page.setViewportSize(size);
+}
+
+/** A draft whose copy was edited through the API: `content` holds the parts edited. */
+async function editedDraft(content: Record<string, string>): Promise<Draft> {
+  const sample = await draft();
+  await ok(api.patch(`${sample.base}/versions/${sample.versionId}`, { content }));
+  return sample;
+}
+
 beforeAll(async () => {
   server = await startServer();
   api = await server.newTenant();
@@ -304,7 +324,7 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
       expect(await guide.getAttribute('href')).toBe('/guides/personalization#connecting-a-language-model');
       await checkView(page, 'editor-built-in', viewport);
       for (const frame of [0, 1]) await page.frameLocator('iframe').nth(frame).locator('h1').waitFor();
-      await page.screenshot({ path: `${SHOTS}/draft-no-model-${viewport}.png`, fullPage: true });
+      await shoot(page, `draft-no-model-${viewport}`);
       // The audience's versions say it too.
       await page.goto(`${server.url}/console/pages/${sample.pageId}/audiences/${sample.audienceId}`);
       await page.getByText('Written without a language model:').first().waitFor();
@@ -318,12 +338,7 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
   }, 90_000);
 
   it('asks before a new version strands edits, and carries them into it once it is a draft', async () => {
-    const sample = await draft();
-    await ok(
-      api.patch(`${sample.base}/versions/${sample.versionId}`, {
-        content: { headline: 'Northwind, your spring pages in a day' },
-      }),
-    );
+    const sample = await editedDraft({ headline: 'Northwind, your spring pages in a day' });
     for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
       const { page } = await openPreview(sample.view, api.apiKey as string, viewport);
       await page.goto(`${server.url}/console/pages/${sample.pageId}/audiences/${sample.audienceId}`);
@@ -334,7 +349,7 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
         .poll(() => page.evaluate('document.activeElement.textContent'))
         .toBe('Generate and carry my edits');
       await checkView(page, 'generate-question', viewport);
-      await page.screenshot({ path: `${SHOTS}/generate-question-${viewport}.png`, fullPage: true });
+      await shoot(page, `generate-question-${viewport}`);
       // Keeping the draft makes nothing.
       await page.getByRole('button', { name: 'Keep version 1' }).click();
       expect(await question.count()).toBe(0);
@@ -388,12 +403,7 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
   }, 90_000);
 
   it('offers an edited draft that a newer one follows to carry its edits forward', async () => {
-    const sample = await draft();
-    await ok(
-      api.patch(`${sample.base}/versions/${sample.versionId}`, {
-        content: { subheadline: 'Pages for each store, ready by Monday.' },
-      }),
-    );
+    const sample = await editedDraft({ subheadline: 'Pages for each store, ready by Monday.' });
     const newer = await ok(api.post(`${sample.base}/versions`), 201);
     const { page } = await openPreview(sample.view);
     await page.getByText('Version 2 is newer').waitFor();
