@@ -10,6 +10,7 @@ import { clientLimits, refuseLongUrl } from './http/client-errors.ts';
 import { consoleRoutes, rootRedirect } from './http/console.ts';
 import { drainOnShutdown, refuseWhileDraining } from './http/draining.ts';
 import { registerErrorHandling } from './http/errors.ts';
+import { guideRoutes } from './http/guides.ts';
 import { healthRoutes } from './http/health.ts';
 import { idempotentPosts } from './http/idempotency.ts';
 import { type LoggerSetting, requestLogging } from './http/logging.ts';
@@ -231,6 +232,7 @@ export async function buildApp(
   await registerOpenApi(app, options.publicUrl, webhookPathItems());
   await app.register((scope: Api) => healthRoutes(scope, options.database));
   await app.register(consoleRoutes, { prefix: '/console' });
+  await app.register(guideRoutes);
   await app.register(rootRedirect);
   await app.register((api: Api) => apiScope(api, options));
   await registerPublicSide(app, options, { servesPages: false, limits });

@@ -1,4 +1,5 @@
 import { createTailorClient, type Problem, type TailorClient, TailorProblem } from '@tailor/client';
+import { NotSent } from './advertised.ts';
 
 export { unwrap } from '@tailor/client';
 export type { TailorClient };
@@ -14,6 +15,7 @@ export type Failure = Pick<Problem, 'title' | 'detail'> &
 
 export function failureOf(error: unknown): Failure {
   if (error instanceof TailorProblem) return error.problem;
+  if (error instanceof NotSent) return error.failure;
   return {
     title: 'No answer from the server',
     detail: error instanceof Error ? error.message : String(error),

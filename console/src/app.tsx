@@ -1,8 +1,17 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Layout } from './components/layout.tsx';
 import { matchPath, navigate, usePath } from './router.tsx';
 import { NAV, ROUTES } from './routes.tsx';
-import { forgetKey, type Session, SessionContext, signIn, storedKey } from './session.tsx';
+import {
+  forgetKey,
+  joinTabs,
+  keyFromOpenTab,
+  type OpenTab,
+  type Session,
+  SessionContext,
+  signIn,
+  storedKey,
+} from './session.tsx';
 import { NotFound } from './views/not-found.tsx';
 import { SignIn } from './views/sign-in.tsx';
 
@@ -14,13 +23,18 @@ function CurrentView({ path }: { path: string }) {
   return <NotFound />;
 }
 
-/** Signs in (or back in, from this tab's stored key), then shows the view of the current path. */
+/**
+ * Signs in: back in from this tab's stored key, with the key of an open tab of the console (a link
+ * opened in a new tab), or with a key pasted; then shows the view of the current path. Signing out
+ * signs out every tab.
+ */
 export function App() {
   const path = usePath();
   const [session, setSession] = useState<Session | null>(null);
   const [restoring, setRestoring] = useState(() => storedKey() !== null);
   const [notice, setNotice] = useState<string | null>(null);
   const [signedInHere, setSignedInHere] = useState(false);
+  const tab = useRef<OpenTab | null>(null);
 
   const signOut = (message: string) => {
     forgetKey();
@@ -36,17 +50,35 @@ export function App() {
       client,
       tenant,
       readOnly: tenant.key.readOnly,
-      signOut: () => signOut('You are signed out. Your key was removed from this tab.'),
+      signOut: () => {
+        tab.current?.signOutEverywhere();
+        signOut('You are signed out. Your key was removed from this tab and every other tab of the console.');
+      },
     });
   };
 
+  // Back in with this tab's own key; else the sign-in form shows at once, and an open tab's key,
+  // should one answer, signs this tab in without it.
   useEffect(() => {
-    const apiKey = storedKey();
-    if (!apiKey) return;
-    start(apiKey)
-      .catch(() => signOut('Your stored key is no longer accepted. Sign in again.'))
-      .finally(() => setRestoring(false));
+    const restore = async () => {
+      const apiKey = storedKey() ?? (await keyFromOpenTab());
+      if (apiKey) await start(apiKey).catch(() => signOut('Your key is no longer accepted. Sign in again.'));
+    };
+    void restore().finally(() => setRestoring(false));
   }, []);
+
+  // A signed-in tab gives its key to new tabs, and follows a sign-out in any other.
+  useEffect(() => {
+    if (!session) return;
+    const joined = joinTabs(() =>
+      signOut('You signed out in another tab of the console, so this tab is signed out too.'),
+    );
+    tab.current = joined;
+    return () => {
+      joined.leave();
+      tab.current = null;
+    };
+  }, [session]);
 
   useEffect(() => {
     if (session && path === '/') navigate('/pages', { replace: true });

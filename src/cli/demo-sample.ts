@@ -1,7 +1,7 @@
 import type { BrandInput } from '../resources/brands/schema.ts';
 import type { PageCreate } from '../resources/pages/schema.ts';
-import type { Arm } from '../resources/sessions/arm.ts';
 import type { TopicEntryCreate } from '../resources/topics/schema.ts';
+import type { Arm } from '../shared/arm.ts';
 
 /**
  * The sample `tailor demo` makes: one company with two brands. Brightwave sells retail analytics;

@@ -8,6 +8,7 @@ import { Worker } from '../jobs/worker.ts';
 import { accountIdForDomain, createAccount } from '../resources/accounts/service.ts';
 import { createAsset } from '../resources/assets/service.ts';
 import type { Audience } from '../resources/audiences/schema.ts';
+import { storedBaseline } from '../resources/audiences/service.ts';
 import { brandProfile, putBrand } from '../resources/brands/service.ts';
 import { ImagePool } from '../resources/files/image-pool.ts';
 import { type FileServices, type LinkSigner, uploadFile } from '../resources/files/service.ts';
@@ -19,20 +20,20 @@ import { createPage, getPage, publishPage, searchPageItems } from '../resources/
 import { addNote } from '../resources/persons/log-service.ts';
 import type { Person } from '../resources/persons/schema.ts';
 import { createPerson, listAllPersons } from '../resources/persons/service.ts';
-import type { Arm } from '../resources/sessions/arm.ts';
 import type { SessionEvent } from '../resources/sessions/schema.ts';
 import { DEFAULT_TENANT_SLUG, getTenant, type Tenant } from '../resources/tenants/service.ts';
 import { addTopicEntry, createTopic, searchTopicItems } from '../resources/topics/service.ts';
 import { resolveSecret } from '../secret.ts';
 import { prepareDatabase } from '../server.ts';
 import { differences, runningServer, type ServerRecord } from '../server-record.ts';
+import type { Arm } from '../shared/arm.ts';
 import { AppError } from '../shared/errors.ts';
 import { PagesOrigin } from '../shared/pages-origin.ts';
 import { seededRandom } from '../shared/seeded-random.ts';
 import { Signer } from '../shared/signing.ts';
 import { createFileStorage } from '../storage.ts';
 import { type ResourceNeeds, resourceNeeds } from '../wiring.ts';
-import { createAudience, listPageAudiences } from '../workflows/audience-versions/service.ts';
+import { createAudience, getAudience, listPageAudiences } from '../workflows/audience-versions/service.ts';
 import { submitForm } from '../workflows/enrichment/service.ts';
 import { createTenantWithKey, type TenantWithKey } from '../workflows/tenant-setup/service.ts';
 import { recordVisit } from '../workflows/visits/service.ts';
@@ -284,13 +285,23 @@ class Sample {
     return last;
   }
 
+  /** The version a visitor of the link was served in `arm`: the published one, or version 0. */
+  async versionShown(made: MadeLink, arm: Arm): Promise<string> {
+    const { pageId } = made.page;
+    const { audienceId } = made.link.target;
+    if (arm === 'baseline') return (await storedBaseline(this.db, audienceId)).versionId;
+    return (await getAudience(this.db, pageId, audienceId)).publishedVersion.versionId;
+  }
+
   async form(made: MadeLink, person: Person, session: DemoSession | undefined): Promise<void> {
     if (!person.email) return;
+    const arm = session?.arm ?? 'personalized';
     const origin = {
       pageId: made.page.pageId,
       audienceId: made.link.target.audienceId,
       pageLinkId: made.link.pageLinkId,
-      arm: session?.arm ?? 'personalized',
+      arm,
+      versionId: await this.versionShown(made, arm),
     };
     const fields = { name: person.name, email: person.email, message: 'Could we see this on our own data?' };
     const sessionId = session?.sessionId;

@@ -1,6 +1,6 @@
 import type { Database } from '../db/connection.ts';
 import type { TenantDb } from '../db/tenant-db.ts';
-import type { Arm } from '../resources/sessions/arm.ts';
+import type { Arm } from '../shared/arm.ts';
 import { BoundedLru } from '../shared/bounded-lru.ts';
 import { invalidField } from '../shared/errors.ts';
 import type { Signer } from '../shared/signing.ts';
@@ -18,6 +18,8 @@ export interface PageToken {
   pageLinkId: string;
   /** The arm the page was served in: its sessions count there. */
   arm: Arm;
+  /** The version the page showed; null in a token signed before tokens named it. */
+  versionId: string | null;
   /** Epoch milliseconds after which the token is refused. */
   expiresAt: number;
 }
@@ -30,9 +32,19 @@ interface Payload {
   e: number;
   /** Present, as 1, for the baseline arm only: the personalized arm's tokens stay as they were. */
   b?: 1;
+  /**
+   * The version shown, without the `version_` prefix every version id has (a token is sent with every
+   * batch of events); absent from the tokens signed before it was added, which stay valid.
+   */
+  v?: string;
 }
 
-export function issueToken(signer: Signer, token: PageToken): string {
+const VERSION_PREFIX = 'version_';
+
+/** What a token is signed with: a page's claims, which name their version unless made as older tokens were. */
+export type TokenInput = Omit<PageToken, 'versionId'> & Partial<Pick<PageToken, 'versionId'>>;
+
+export function issueToken(signer: Signer, token: TokenInput): string {
   const payload: Payload = {
     t: token.tenantId,
     p: token.pageId,
@@ -40,6 +52,7 @@ export function issueToken(signer: Signer, token: PageToken): string {
     l: token.pageLinkId,
     e: token.expiresAt,
     ...(token.arm === 'baseline' ? { b: 1 as const } : {}),
+    ...(token.versionId ? { v: token.versionId.slice(VERSION_PREFIX.length) } : {}),
   };
   const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${encoded}.${signer.sign(PURPOSE, encoded)}`;
@@ -78,6 +91,7 @@ function claimsOf(signer: Signer, value: string): PageToken | undefined {
     audienceId: payload.a,
     pageLinkId: payload.l,
     arm: payload.b === 1 ? 'baseline' : 'personalized',
+    versionId: payload.v === undefined ? null : `${VERSION_PREFIX}${payload.v}`,
     expiresAt: payload.e,
   };
   // The key and the claims' strings, about twice the token's length in all.

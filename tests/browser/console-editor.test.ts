@@ -21,6 +21,8 @@ import { type Client, startServer, type TestServer } from '../helpers/server.ts'
  */
 
 const CONTEXT = 'Maya worries that her board will cut the budget in June.';
+/** Screenshots to look at as a marketer would. */
+const SHOTS = '/tmp/tailor-shots/editor';
 
 let server: TestServer;
 let api: Client;
@@ -58,6 +60,26 @@ async function draft(): Promise<Draft> {
   await server.worker().drain();
   const view = `/pages/${linked.pageId}/audiences/${linked.audienceId}/versions/${latestVersion.versionId}`;
   return { ...linked, base, versionId: latestVersion.versionId, view };
+}
+
+/**
+ * The whole page as a marketer would look at it: the viewport made as tall as the page first, as a
+ * full-page shot leaves the previews' frames unpainted below the fold.
+ */
+async function shoot(page: Page, name: string): Promise<void> {
+  const size = page.viewportSize() ?? VIEWPORTS.desktop;
+  const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
+  await page.setViewportSize({ width: size.width, height });
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: `${SHOTS}/${name}.png` });
+  await page.setViewportSize(size);
+}
+
+/** A draft whose copy was edited through the API: `content` holds the parts edited. */
+async function editedDraft(content: Record<string, string>): Promise<Draft> {
+  const sample = await draft();
+  await ok(api.patch(`${sample.base}/versions/${sample.versionId}`, { content }));
+  return sample;
 }
 
 beforeAll(async () => {
@@ -225,6 +247,178 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
     expect(cspViolations).toEqual([]);
     await page.close();
   }, 60_000);
+
+  it('states the limits the API advertises before input, and sends nothing over them', async () => {
+    const sample = await draft();
+    const { page } = await openPreview(sample.view);
+    const hint = async (label: string, nth = 0) => {
+      const control = page.getByLabel(label, { exact: true }).nth(nth);
+      const [id] = ((await control.getAttribute('aria-describedby')) ?? '').split(' ');
+      return page.locator(`[id="${id}"]`).textContent();
+    };
+    await expect.poll(() => hint('Headline')).toMatch(/^Plain text, up to 90 characters; \d+ so far\.$/);
+    expect(await hint('Subheadline')).toMatch(
+      /^Plain text, up to 300 characters, empty for none; \d+ so far\.$/,
+    );
+    expect(await hint('Heading')).toMatch(/up to 1,000 characters/);
+    expect(await hint('Body')).toContain('Up to 65,536 characters.');
+    await page.getByText('Up to 4, shown in this order below the headline.').waitFor();
+
+    const patches: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH') patches.push(request.url());
+    });
+    const long =
+      'Spring pages for every store of Northwind Outfitters, launched in a day, on brand, everywhere';
+    await page.getByLabel('Headline', { exact: true }).fill(long);
+    expect(await hint('Headline')).toContain(`${[...long].length} so far`);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    expect(await errorOf(page, 'Headline')).toBe('is longer than 90 characters: shorten it');
+    const outcome = page.locator('.copy-editor .outcome').getByRole('alert');
+    expect(await outcome.textContent()).toContain('Headline is longer than 90 characters');
+    expect(patches).toEqual([]);
+    expect((await ok(api.get(`${sample.base}/versions/${sample.versionId}`))).editedAt).toBeNull();
+    await page.close();
+  }, 60_000);
+
+  it("offers the page's actions as link targets, and inserts one at the words selected", async () => {
+    const sample = await draft();
+    const { page } = await openPreview(sample.view);
+    const first = page.getByRole('group', { name: /^Link section 1 to one of the page's actions/ });
+    expect(await first.getByRole('button').allTextContents()).toEqual(['Book a demo']);
+    // The form has no address: it is named as one that cannot be linked.
+    expect(await first.locator('legend').textContent()).toContain('“Talk to sales” has no address');
+    const body = page.getByLabel('Body', { exact: true }).first();
+    await body.fill('See it working on your own stores.');
+    await body.evaluate((area: any) => area.setSelectionRange(0, 14));
+    await first.getByRole('button', { name: 'Book a demo' }).click();
+    expect(await body.inputValue()).toBe('[See it working](https://example.com/demo) on your own stores.');
+    await expect
+      .poll(() => body.evaluate((area: any) => area.ownerDocument.activeElement === area))
+      .toBe(true);
+    await body.evaluate((area: any) => area.setSelectionRange(area.value.length, area.value.length));
+    await first.getByRole('button', { name: 'Book a demo' }).click();
+    expect(await body.inputValue()).toBe(
+      '[See it working](https://example.com/demo) on your own stores.[Book a demo](https://example.com/demo)',
+    );
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    // The outcome shows beside the button that was pressed.
+    const status = page.locator('.copy-editor .actions').getByRole('status');
+    await expect.poll(() => status.textContent()).toMatch(/^Saved at .+: the preview shows the edit\.$/);
+    const saved = await ok(api.get(`${sample.base}/versions/${sample.versionId}`));
+    expect(saved.content.sections[0].body).toContain('[See it working](https://example.com/demo)');
+    await versionFrame(page).getByRole('link', { name: 'See it working' }).waitFor();
+    await page.close();
+  }, 60_000);
+
+  it('says a draft was written without a language model, and links to how to connect one', async () => {
+    const sample = await draft();
+    const version = await ok(api.get(`${sample.base}/versions/${sample.versionId}`));
+    expect(version.generatedBy).toBe('built-in');
+    for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+      const { page, cspViolations } = await openPreview(sample.view, api.apiKey as string, viewport);
+      const note = page.locator('.built-in-note');
+      await note.getByText('Written without a language model.').waitFor();
+      expect(await note.textContent()).toContain('TAILOR_LLM_BASE_URL');
+      const guide = note.getByRole('link', { name: 'Connecting a language model' });
+      expect(await guide.getAttribute('href')).toBe('/guides/personalization#connecting-a-language-model');
+      await checkView(page, 'editor-built-in', viewport);
+      for (const frame of [0, 1]) await page.frameLocator('iframe').nth(frame).locator('h1').waitFor();
+      await shoot(page, `draft-no-model-${viewport}`);
+      // The audience's versions say it too.
+      await page.goto(`${server.url}/console/pages/${sample.pageId}/audiences/${sample.audienceId}`);
+      await page.getByText('Written without a language model:').first().waitFor();
+      expect(cspViolations).toEqual([]);
+      await page.close();
+    }
+    // The guide it links to is served by this server, with no script.
+    const guide = await server.anonymous().get('/guides/personalization');
+    expect(guide.status).toBe(200);
+    expect(guide.body).not.toContain('<script');
+  }, 90_000);
+
+  it('asks before a new version strands edits, and carries them into it once it is a draft', async () => {
+    const sample = await editedDraft({ headline: 'Northwind, your spring pages in a day' });
+    for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+      const { page } = await openPreview(sample.view, api.apiKey as string, viewport);
+      await page.goto(`${server.url}/console/pages/${sample.pageId}/audiences/${sample.audienceId}`);
+      await page.getByRole('button', { name: 'Generate a new version' }).click();
+      const question = page.locator('.generate-question');
+      await question.getByText('Version 1 has edits that are not published.').waitFor();
+      await expect
+        .poll(() => page.evaluate('document.activeElement.textContent'))
+        .toBe('Generate and carry my edits');
+      await checkView(page, 'generate-question', viewport);
+      await shoot(page, `generate-question-${viewport}`);
+      // Keeping the draft makes nothing.
+      await page.getByRole('button', { name: 'Keep version 1' }).click();
+      expect(await question.count()).toBe(0);
+      await page.close();
+    }
+    expect((await ok(api.get(sample.base))).latestVersion.versionNumber).toBe(1);
+
+    const { page, cspViolations } = await openPreview(sample.view);
+    await page.goto(`${server.url}/console/pages/${sample.pageId}/audiences/${sample.audienceId}`);
+    await page.getByRole('button', { name: 'Generate a new version' }).click();
+    await page.getByRole('button', { name: 'Generate and carry my edits' }).click();
+    await page.getByText("version 1's edits go into it once it is a draft").waitFor();
+    await server.worker().drain();
+    await page.getByText("Version 1's edits are in version 2.").waitFor({ timeout: 15_000 });
+    const audience = await ok(api.get(sample.base));
+    expect(audience.latestVersion.versionNumber).toBe(2);
+    const carried = await ok(api.get(`${sample.base}/versions/${audience.latestVersion.versionId}`));
+    expect(carried.state).toBe('draft');
+    expect(carried.editedAt).not.toBeNull();
+    expect(carried.content.headline).toBe('Northwind, your spring pages in a day');
+    await page.getByRole('link', { name: 'Open version 2' }).click();
+    await page.getByRole('heading', { name: 'Version 2 beside the baseline' }).waitFor();
+    expect(await page.getByLabel('Headline', { exact: true }).inputValue()).toBe(
+      'Northwind, your spring pages in a day',
+    );
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('generates at once when the latest draft has no edit, and without them when asked to', async () => {
+    const sample = await draft();
+    const { page } = await openPreview(sample.view);
+    await page.goto(`${server.url}/console/pages/${sample.pageId}/audiences/${sample.audienceId}`);
+    await page.getByRole('button', { name: 'Generate a new version' }).click();
+    await expect.poll(async () => (await ok(api.get(sample.base))).latestVersion.versionNumber).toBe(2);
+    expect(await page.locator('.generate-question').count()).toBe(0);
+    await server.worker().drain();
+    const second = (await ok(api.get(sample.base))).latestVersion.versionId;
+    await ok(api.patch(`${sample.base}/versions/${second}`, { content: { headline: 'Kept in version 2' } }));
+    await page.reload();
+    await page.getByRole('button', { name: 'Generate a new version' }).click();
+    await page.getByRole('button', { name: 'Generate without my edits' }).click();
+    await expect.poll(async () => (await ok(api.get(sample.base))).latestVersion.versionNumber).toBe(3);
+    await server.worker().drain();
+    const third = await ok(
+      api.get(`${sample.base}/versions/${(await ok(api.get(sample.base))).latestVersion.versionId}`),
+    );
+    expect(third.editedAt).toBeNull();
+    expect(third.content.headline).not.toBe('Kept in version 2');
+    await page.close();
+  }, 90_000);
+
+  it('offers an edited draft that a newer one follows to carry its edits forward', async () => {
+    const sample = await editedDraft({ subheadline: 'Pages for each store, ready by Monday.' });
+    const newer = await ok(api.post(`${sample.base}/versions`), 201);
+    const { page } = await openPreview(sample.view);
+    await page.getByText('Version 2 is newer').waitFor();
+    await page.getByRole('button', { name: 'Carry these edits into version 2' }).click();
+    await page.getByText('Waiting for version 2 to be generated…').waitFor();
+    await server.worker().drain();
+    await page.getByText("Version 1's copy is in version 2 now.").waitFor({ timeout: 15_000 });
+    const carried = await ok(api.get(`${sample.base}/versions/${newer.latestVersion.versionId}`));
+    expect(carried.content.subheadline).toBe('Pages for each store, ready by Monday.');
+    // A newer version that is not edited offers nothing to carry back.
+    await page.getByRole('link', { name: 'Open version 2' }).click();
+    await page.getByRole('heading', { name: 'Version 2 beside the baseline' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Carry/ }).count()).toBe(0);
+    await page.close();
+  }, 90_000);
 
   for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
     it(`shows the editor at ${viewport} width without sideways scroll or a serious axe-core violation`, async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
@@ -211,4 +212,91 @@ describe.skipIf(!hasChromium)('leads in Chromium', () => {
       await page.close();
     }, 60_000);
   }
+});
+
+describe.skipIf(!hasChromium)('what a lead saw, in Chromium', () => {
+  const SHOTS = '/tmp/tailor-shots/editor';
+
+  /** A tenant whose audience holds half its visitors out, with a lead from each arm. */
+  async function heldOutLeads() {
+    const tenant = await server.newTenant();
+    const person = await ok(
+      tenant.post('/v0/persons', { name: 'Ada Park', email: 'ada@globex.example' }),
+      201,
+    );
+    const site = await publishLinkedPage(server, tenant, {
+      audience: { personId: person.personId, holdoutPercent: 50 },
+      path: '/leads/held-out',
+    });
+    const leads: Partial<Record<'baseline' | 'personalized', string>> = {};
+    while (!leads.baseline || !leads.personalized) {
+      const visitorId = randomBytes(16).toString('base64url');
+      const page = await server.visitor().get(site.url, { headers: { cookie: `tailor_vid=${visitorId}` } });
+      const arm = /data-tailor-arm="([a-z]+)"/.exec(page.body)?.[1] as 'baseline' | 'personalized';
+      if (leads[arm]) continue;
+      const token = /data-tailor-token="([^"]+)"/.exec(page.body)?.[1];
+      const email = `${arm}@globex.example`;
+      leads[arm] = (
+        await ok(server.visitor().post('/v0/public/forms', { token, email, fields: { name: arm } }), 201)
+      ).formSubmissionId;
+    }
+    await server.worker().drain();
+    const versions = await ok(tenant.get(`/v0/pages/${site.pageId}/audiences/${site.audienceId}/versions`));
+    const idOf = (number: number) =>
+      versions.items.find((version: { versionNumber: number }) => version.versionNumber === number).versionId;
+    return { tenant, site, leads, baseline: idOf(0), published: idOf(1) };
+  }
+
+  it('says the arm and the version each visitor saw, in the list and the lead, linked to its preview', async () => {
+    const { tenant, site, leads, baseline, published } = await heldOutLeads();
+    const previewOf = (versionId: string) =>
+      `/console/pages/${site.pageId}/audiences/${site.audienceId}/versions/${versionId}`;
+    for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+      const { page, cspViolations } = await openLeads(tenant.apiKey as string, viewport);
+      const held = row(page, 'baseline@globex.example');
+      const shown = row(page, 'personalized@globex.example');
+      await held.getByRole('link', { name: 'version 0' }).waitFor();
+      await shown.getByRole('link', { name: 'version 1' }).waitFor();
+      expect(await held.locator('td[data-label="Saw"]').textContent()).toBe('Baseline (holdout) · version 0');
+      expect(await shown.locator('td[data-label="Saw"]').textContent()).toBe('Personalized · version 1');
+      expect(await held.getByRole('link', { name: 'version 0' }).getAttribute('href')).toBe(
+        previewOf(baseline),
+      );
+      await checkView(page, 'leads-arms', viewport);
+      await page.screenshot({ path: `${SHOTS}/leads-arms-${viewport}.png`, fullPage: true });
+
+      await page.goto(`${server.url}/console/leads/${leads.baseline}`);
+      await page.getByRole('heading', { name: 'Lead: baseline@globex.example' }).waitFor();
+      await settle(page);
+      const saw = page.locator('.facts div', { has: page.getByText('The visitor saw', { exact: true }) });
+      expect(await saw.locator('dd').textContent()).toBe('Baseline (holdout) · version 0');
+      await checkView(page, 'lead-arm', viewport);
+      await page.screenshot({ path: `${SHOTS}/lead-baseline-${viewport}.png`, fullPage: true });
+
+      await page.goto(`${server.url}/console/leads/${leads.personalized}`);
+      await page.getByRole('heading', { name: 'Lead: personalized@globex.example' }).waitFor();
+      await settle(page);
+      await saw.getByRole('link', { name: 'version 1' }).click();
+      await page.getByRole('heading', { name: 'Version 1 beside the baseline' }).waitFor();
+      expect(new URL(page.url()).pathname).toBe(previewOf(published));
+      expect(cspViolations).toEqual([]);
+      await page.close();
+    }
+  }, 120_000);
+
+  it('says what is not known of a lead kept from before Tailor recorded it', async () => {
+    const tenant = await server.newTenant();
+    const site = await publishLinkedPage(server, tenant, { personalize: false, path: '/leads/older' });
+    const id = await submit(site, 'older@globex.example', { name: 'Older' });
+    await anyTables(server.database)
+      .updateTable('form_submissions')
+      .set({ arm: null, version_id: null })
+      .where('id', '=', id)
+      .execute();
+    const { page } = await openLeads(tenant.apiKey as string);
+    expect(await row(page, 'older@globex.example').locator('td[data-label="Saw"]').textContent()).toBe(
+      'not recorded',
+    );
+    await page.close();
+  }, 60_000);
 });

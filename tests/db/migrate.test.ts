@@ -467,3 +467,109 @@ describe('upgrading a database made before migration 0023', () => {
     }
   });
 });
+
+describe('upgrading a database made before migration 0033', () => {
+  it('gives each earlier submission the arm of the session it names, on its page and audience, and no version', async () => {
+    const { database, close } = await databaseBefore('0033');
+    try {
+      const db = anyTables(database);
+      const at = 1_700_000_000_000;
+      for (const tenant of ['t1', 't2']) {
+        await db
+          .insertInto('tenants')
+          .values({ id: tenant, slug: tenant, name: 'T', created_at: at })
+          .execute();
+        for (const page of ['p1', 'p2']) {
+          const pageId = `${tenant}_${page}`;
+          await db
+            .insertInto('pages')
+            .values(rawPageRow(pageId, tenant, at))
+            .execute();
+          await db
+            .insertInto('audiences')
+            .values({
+              id: `${pageId}_audience`,
+              tenant_id: tenant,
+              page_id: pageId,
+              number: 1,
+              is_new_page_agent: 0,
+              auto_publish: 0,
+              latest_version_id: 'v',
+              published_version_id: 'v',
+              created_at: at,
+              updated_at: at,
+            } as never)
+            .execute();
+        }
+      }
+      const session = (id: string, page: string, arm: string) => ({
+        id,
+        tenant_id: 't1',
+        page_id: page,
+        audience_id: `${page}_audience`,
+        page_link_id: 'link',
+        started_at: at,
+        last_event_at: at,
+        interactions: 0,
+        cta_clicks: 0,
+        form_submits: 1,
+        max_scroll_depth: 0,
+        time_spent_ms: 0,
+        arm,
+      });
+      await db
+        .insertInto('sessions')
+        .values([
+          session('s-held', 't1_p1', 'baseline'),
+          session('s-shown', 't1_p1', 'personalized'),
+          session('s-other-page', 't1_p2', 'baseline'),
+        ] as never)
+        .execute();
+      const submission = (id: string, tenant: string, sessionId: string | null) => ({
+        id,
+        tenant_id: tenant,
+        page_id: `${tenant}_p1`,
+        audience_id: `${tenant}_p1_audience`,
+        page_link_id: 'link',
+        session_id: sessionId,
+        email: null,
+        fields: '{}',
+        submitted_at: at,
+        enrichment_state: 'pending',
+        enrichment_failure: null,
+        person_id: null,
+        account_id: null,
+        enrichment_finished_at: null,
+      });
+      await db
+        .insertInto('form_submissions')
+        .values([
+          submission('f1', 't1', 's-held'),
+          submission('f2', 't1', 's-shown'),
+          submission('f3', 't1', 's-other-page'),
+          submission('f4', 't1', 'gone'),
+          submission('f5', 't1', null),
+          submission('f6', 't2', 's-held'),
+        ] as never)
+        .execute();
+
+      await migrateToLatest(database);
+
+      const rows = await db
+        .selectFrom('form_submissions')
+        .select(['id', 'arm', 'version_id'])
+        .orderBy('id')
+        .execute();
+      expect(rows).toEqual([
+        { id: 'f1', arm: 'baseline', version_id: null },
+        { id: 'f2', arm: 'personalized', version_id: null },
+        { id: 'f3', arm: null, version_id: null },
+        { id: 'f4', arm: null, version_id: null },
+        { id: 'f5', arm: null, version_id: null },
+        { id: 'f6', arm: null, version_id: null },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -13,8 +13,41 @@ const claims: PageToken = {
   audienceId: 'a',
   pageLinkId: 'l',
   arm: 'personalized',
+  versionId: 'version_01jdq1x5d7f9h2k4m6p8r1t3vw',
   expiresAt: 1_000_000,
 };
+
+/** A token as Tailor signed them before they named their version: still valid for its 7 days. */
+function olderToken(signer: Signer, payload: Record<string, unknown>): string {
+  const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
+  return `${encoded}.${signer.sign('public-token', encoded)}`;
+}
+
+describe('what a token names', () => {
+  it('names the arm and the version the page showed, the version in a few more bytes', () => {
+    const signer = new Signer(TEST_SECRET);
+    const baseline = { ...claims, arm: 'baseline' as const };
+    expect(readToken(signer, issueToken(signer, baseline), 0)).toEqual(baseline);
+    const { versionId: _, ...unversioned } = claims;
+    const growth = issueToken(signer, claims).length - issueToken(signer, unversioned).length;
+    // The version's 26 characters and its key, base64url: the `version_` prefix is not repeated.
+    expect(growth).toBeLessThanOrEqual(44);
+  });
+
+  it('reads a token signed before tokens named a version: its arm, and no version', () => {
+    const signer = new Signer(TEST_SECRET);
+    const fields = { t: 't', p: 'p', a: 'a', l: 'l', e: 1_000_000 };
+    expect(readToken(signer, olderToken(signer, fields), 0)).toEqual({
+      ...claims,
+      versionId: null,
+    });
+    expect(readToken(signer, olderToken(signer, { ...fields, b: 1 }), 0)).toEqual({
+      ...claims,
+      arm: 'baseline',
+      versionId: null,
+    });
+  });
+});
 
 describe('verified tokens kept per signer', () => {
   it('still refuses a kept token once it has expired', () => {

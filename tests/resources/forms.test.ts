@@ -43,6 +43,8 @@ interface Origin {
   pageId: string;
   audienceId: string;
   pageLinkId: string;
+  /** The version the page shows: the audience's published one (version 0, as none was generated). */
+  versionId: string;
 }
 
 /** A published page with an audience and a link to it: what a public page's token names. */
@@ -69,6 +71,7 @@ async function publicPage(client: Client): Promise<Origin> {
     pageId: page.body.pageId,
     audienceId: audience.body.audienceId,
     pageLinkId: link.body.pageLinkId,
+    versionId: audience.body.publishedVersion.versionId,
   };
 }
 
@@ -150,6 +153,8 @@ describe('POST /v0/public/forms', () => {
       audience_id: origin.audienceId,
       page_link_id: origin.pageLinkId,
       session_id: null,
+      arm: 'personalized',
+      version_id: origin.versionId,
       enrichment_state: 'pending',
       enrichment_failure: null,
       person_id: null,
@@ -215,8 +220,8 @@ describe('POST /v0/public/forms', () => {
     });
   });
 
-  it("accepts the token of a served page, sent as the page's own form sends it", async () => {
-    const { origin, hooks } = await setup();
+  it("accepts the token of a served page, sent as the page's own form sends it, and says what it showed", async () => {
+    const { client, origin, hooks } = await setup();
     const tenant = await anyTables(server.database)
       .selectFrom('tenants')
       .select('slug')
@@ -241,6 +246,21 @@ describe('POST /v0/public/forms', () => {
     expect(response.status, JSON.stringify(response.body)).toBe(201);
     await settle();
     expect(eventsOf(hooks, 'form.enriched')[0]?.data.person).toMatchObject({ name: 'Lee Park', email });
+    const lead = await client.get(`/v0/form_submissions/${response.body.formSubmissionId}`);
+    expect(lead.body).toMatchObject({ arm: 'personalized', versionId: origin.versionId });
+  });
+
+  it('keeps the lead of a token signed before tokens named a version: its arm, and no version', async () => {
+    const { client, origin } = await setup();
+    const { versionId: _, ...older } = origin;
+    for (const arm of ['personalized', 'baseline'] as const) {
+      const token = issueToken(signer, { ...older, arm, expiresAt: Date.now() + TOKEN_VALID_MS });
+      const response = await submit({ token, fields: { email: `old@${domain()}` } });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      const lead = await client.get(`/v0/form_submissions/${response.body.formSubmissionId}`);
+      expectSchema(FormSubmission, lead.body);
+      expect(lead.body).toMatchObject({ arm, versionId: null });
+    }
   });
 
   it("stores the submission even when the session id is another page's session, without counting it", async () => {
@@ -730,6 +750,8 @@ describe('GET /v0/form_submissions', () => {
       email,
       fields,
       submittedAt,
+      arm: 'personalized',
+      versionId: origin.versionId,
       enrichment: { state: 'pending', reason: null, personId: null, accountId: null, finishedAt: null },
     });
 

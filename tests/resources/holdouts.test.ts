@@ -85,10 +85,21 @@ async function serve(url: string, cookie?: string): Promise<Served> {
 
 const armOfVisitor = async (url: string, id: string) => (await serve(url, `tailor_vid=${id}`)).arm;
 
-async function versionContent(s: Site, versionNumber: number) {
+async function versionOf(s: Site, versionNumber: number) {
   const versions = ok(await api.get(`/v0/pages/${s.pageId}/audiences/${s.audienceId}/versions`)).body;
-  return versions.items.find((version: { versionNumber: number }) => version.versionNumber === versionNumber)
-    .content;
+  return versions.items.find((version: { versionNumber: number }) => version.versionNumber === versionNumber);
+}
+
+const versionContent = async (s: Site, versionNumber: number) => (await versionOf(s, versionNumber)).content;
+
+/** A page of `s` as served in each arm, to visitors of new ids until both arms have come. */
+async function servedInEachArm(s: Site): Promise<Map<Arm, Served>> {
+  const byArm = new Map<Arm, Served>();
+  while (byArm.size < 2) {
+    const served = await serve(s.url, `tailor_vid=${visitorId()}`);
+    byArm.set(served.arm, served);
+  }
+  return byArm;
 }
 
 describe('holdoutPercent on audiences', () => {
@@ -241,11 +252,7 @@ describe('a public page with a holdout', () => {
 
   it("records each session in the arm its page was served in, and counts it in the contract's analytics", async () => {
     const s = await site(50);
-    const byArm = new Map<Arm, Served>();
-    while (byArm.size < 2) {
-      const served = await serve(s.url, `tailor_vid=${visitorId()}`);
-      byArm.set(served.arm, served);
-    }
+    const byArm = await servedInEachArm(s);
     const report = async (token: string, events: Partial<SessionEvent>[]) =>
       ok(
         await visitor.post('/v0/public/events', {
@@ -275,6 +282,50 @@ describe('a public page with a holdout', () => {
     expect(lift.baseline).toEqual({ sessions: 3, conversions: 2, conversionRate: 2 / 3 });
     const analytics = ok(await api.get(`/v0/pages/${s.pageId}/analytics/audiences`)).body.items[0];
     expect(analytics).toMatchObject({ totalSessions: 4, conversionCount: 3 });
+  });
+});
+
+describe('the arm and version of a lead', () => {
+  const versionId = async (s: Site, versionNumber: number) => (await versionOf(s, versionNumber)).versionId;
+
+  async function leadFrom(served: Served) {
+    const sent = ok(
+      await visitor.post('/v0/public/forms', {
+        token: served.token,
+        email: 'ada@globex.example',
+        fields: { name: 'Ada' },
+      }),
+      201,
+    );
+    return ok(await api.get(`/v0/form_submissions/${sent.body.formSubmissionId}`)).body;
+  }
+
+  it('says baseline and version 0 for a visitor held out, personalized and the published version for the rest, in the list as in the lead', async () => {
+    const s = await site(50);
+    const byArm = await servedInEachArm(s);
+    const held = await leadFrom(byArm.get('baseline') as Served);
+    expect(held).toMatchObject({ arm: 'baseline', versionId: await versionId(s, 0) });
+    const shown = await leadFrom(byArm.get('personalized') as Served);
+    expect(shown).toMatchObject({ arm: 'personalized', versionId: await versionId(s, 1) });
+    const listed = ok(await api.get(`/v0/form_submissions?audienceId=${s.audienceId}`)).body.items;
+    expect(listed).toEqual([shown, held]);
+  });
+
+  it('follows a new published version: a page loaded after the publish names it', async () => {
+    const s = await site(0);
+    const first = await serve(s.url);
+    ok(await api.post(`/v0/pages/${s.pageId}/audiences/${s.audienceId}/versions`), 201);
+    await server.worker().drain();
+    ok(await api.post(`/v0/pages/${s.pageId}/audiences/${s.audienceId}/publish`));
+    const second = await serve(s.url);
+    expect(await leadFrom(first)).toMatchObject({ arm: 'personalized', versionId: await versionId(s, 1) });
+    expect(await leadFrom(second)).toMatchObject({ arm: 'personalized', versionId: await versionId(s, 2) });
+  });
+
+  it('says version 0, personalized, while version 0 is the published one', async () => {
+    const s = await site(50, { personalize: false });
+    const lead = await leadFrom(await serve(s.url, `tailor_vid=${visitorId()}`));
+    expect(lead).toMatchObject({ arm: 'personalized', versionId: await versionId(s, 0) });
   });
 });
 

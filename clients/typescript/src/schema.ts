@@ -1129,7 +1129,7 @@ export interface paths {
     };
     /**
      * Get a form submission
-     * @description One submission with its enrichment: `pending` until it ends, then `enriched` with the person (and their account, if any) or `failed` with its reason.
+     * @description One submission with what its visitor was served (`arm` and `versionId`, from the page they sent it from) and its enrichment: `pending` until it ends, then `enriched` with the person (and their account, if any) or `failed` with its reason.
      */
     get: operations['getFormSubmission'];
     put?: never;
@@ -2361,6 +2361,8 @@ export interface components {
      *         "message": "Can we see the Shopify Plus integration?"
      *       },
      *       "submittedAt": "+1763719200000",
+     *       "arm": "personalized",
+     *       "versionId": "version_01jdq1x5d7f9h2k4m6p8r1t3vw",
      *       "enrichment": {
      *         "state": "enriched",
      *         "reason": null,
@@ -2384,6 +2386,10 @@ export interface components {
        * @example +1763719200000
        */
       submittedAt: string;
+      /** @description The arm the visitor was served: `personalized` (the published version) or `baseline` (version 0, for a visitor in the holdout). Null for a submission made before Tailor recorded it, unless its session said which (docs/forms.md#reading-submissions) */
+      arm: ('personalized' | 'baseline') | null;
+      /** @description The audience's version the visitor was served (version 0's id for the baseline). Null for a submission made before Tailor recorded it, or from a page loaded before then */
+      versionId: string | null;
       enrichment: components['schemas']['FormSubmissionEnrichment'];
     };
     /** FormSubmissionAccepted */
@@ -7413,6 +7419,8 @@ export interface operations {
            *         "message": "Can we see the Shopify Plus integration?"
            *       },
            *       "submittedAt": "+1763719200000",
+           *       "arm": "personalized",
+           *       "versionId": "version_01jdq1x5d7f9h2k4m6p8r1t3vw",
            *       "enrichment": {
            *         "state": "enriched",
            *         "reason": null,

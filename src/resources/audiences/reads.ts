@@ -86,11 +86,14 @@ export async function publishedContent(
   return { audience, content: contentColumn.present(published.content) };
 }
 
-/** Version 0's content as stored: the page unpersonalized, what the holdout of an audience is served. */
-export async function storedBaselineContent(db: TenantDb, audienceId: string): Promise<VersionContent> {
+/** Version 0 as stored, its id and content: the page unpersonalized, what the holdout of an audience is served. */
+export async function storedBaseline(
+  db: TenantDb,
+  audienceId: string,
+): Promise<{ versionId: string; content: VersionContent }> {
   const baseline = await findVersionByNumber(db, audienceId, 0);
   if (!baseline?.content) throw new Error(`Audience ${audienceId} lost its baseline`);
-  return contentColumn.present(baseline.content);
+  return { versionId: baseline.id, content: contentColumn.present(baseline.content) };
 }
 
 /** The person an audience is for, null for none; undefined when there is no such audience. */

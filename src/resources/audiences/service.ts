@@ -43,7 +43,7 @@ export {
   previousContent,
   publishedContent,
   requireAudience,
-  storedBaselineContent,
+  storedBaseline,
   versionOf,
 } from './reads.ts';
 export type { AudienceFilter, AudienceRow, VersionRow } from './store.ts';

@@ -40,7 +40,7 @@ export async function formSubmissionRoutes(api: Api): Promise<void> {
         operationId: 'getFormSubmission',
         summary: 'Get a form submission',
         description:
-          'One submission with its enrichment: `pending` until it ends, then `enriched` with the person (and their account, if any) or `failed` with its reason.',
+          'One submission with what its visitor was served (`arm` and `versionId`, from the page they sent it from) and its enrichment: `pending` until it ends, then `enriched` with the person (and their account, if any) or `failed` with its reason.',
         params: FormSubmissionParams,
         response: { 200: FormSubmission },
       },

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { IdParams, IdString, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { ARMS } from '../../shared/arm.ts';
 import { MAX_EMAIL_LENGTH } from '../../shared/email.ts';
 import { ENRICHMENT_STATES } from './tables.ts';
 
@@ -120,9 +121,21 @@ export const FormSubmissionEnrichment = Type.Object(
   { title: 'FormSubmissionEnrichment' },
 );
 
-/** A stored submission: what `form.submitted` carried, and its enrichment so far. */
+/** What the visitor was served when they sent the form, as the page's token said (decisions §6). */
+const FormSubmissionServed = {
+  arm: Nullable(Type.Enum(ARMS), {
+    description:
+      'The arm the visitor was served: `personalized` (the published version) or `baseline` (version 0, for a visitor in the holdout). Null for a submission made before Tailor recorded it, unless its session said which (docs/forms.md#reading-submissions)',
+  }),
+  versionId: Nullable(Type.String({ pattern: '^version_[a-z0-9]{26}$' }), {
+    description:
+      "The audience's version the visitor was served (version 0's id for the baseline). Null for a submission made before Tailor recorded it, or from a page loaded before then",
+  }),
+};
+
+/** A stored submission: what `form.submitted` carried, what its visitor was served, and its enrichment so far. */
 export const FormSubmission = Type.Object(
-  { ...FormSubmittedData.properties, enrichment: FormSubmissionEnrichment },
+  { ...FormSubmittedData.properties, ...FormSubmissionServed, enrichment: FormSubmissionEnrichment },
   {
     title: 'FormSubmission',
     examples: [
@@ -134,6 +147,8 @@ export const FormSubmission = Type.Object(
         email: 'maya.chen@northwind-outfitters.com',
         fields: { name: 'Maya Chen', message: 'Can we see the Shopify Plus integration?' },
         submittedAt: '+1763719200000',
+        arm: 'personalized',
+        versionId: 'version_01jdq1x5d7f9h2k4m6p8r1t3vw',
         enrichment: {
           state: 'enriched',
           reason: null,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { fieldsOf, json, nullableTimestamp, timestamp } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
+import type { Arm } from '../../shared/arm.ts';
 import { notFound } from '../../shared/errors.ts';
 import { newId } from '../../shared/ids.ts';
 import {
@@ -24,11 +25,14 @@ import {
 } from './store.ts';
 import type { FormsTables } from './tables.ts';
 
-/** What the page's token says the form was on. */
+/** What the page's token says the form was on, and what it showed. */
 export interface FormOrigin {
   pageId: string;
   audienceId: string;
   pageLinkId: string;
+  arm: Arm;
+  /** Null for a token signed before tokens named their version. */
+  versionId: string | null;
 }
 
 /** A submission still waiting for enrichment. */
@@ -66,6 +70,8 @@ export async function storeSubmission(
     email: submissionEmail(input),
     fields: JSON.stringify(input.fields),
     submitted_at: now,
+    arm: origin.arm,
+    version_id: origin.versionId,
     enrichment_state: 'pending',
     enrichment_failure: null,
     person_id: null,
@@ -101,6 +107,8 @@ const submittedOf = fieldsOf<SubmissionRow>()(FormSubmittedData, submittedFields
 
 const presentSubmission = fieldsOf<SubmissionRow>()(FormSubmission, {
   ...submittedFields,
+  arm: 'arm',
+  versionId: 'version_id',
   enrichment: enrichmentFields.present,
 }).present;
 

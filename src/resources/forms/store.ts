@@ -25,6 +25,8 @@ const COLUMNS = [
   'email',
   'fields',
   'submitted_at',
+  'arm',
+  'version_id',
   'enrichment_state',
   'enrichment_failure',
   'person_id',

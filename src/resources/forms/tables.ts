@@ -1,5 +1,7 @@
 /** Row types of the form tables. */
 
+import type { Arm } from '../../shared/arm.ts';
+
 export const ENRICHMENT_STATES = ['pending', 'enriched', 'failed'] as const;
 export type EnrichmentState = (typeof ENRICHMENT_STATES)[number];
 
@@ -14,6 +16,13 @@ export interface FormSubmissionsTable {
   /** JSON object of the submitted fields. */
   fields: string;
   submitted_at: number;
+  /**
+   * What the visitor was served, from the page's token: the arm and the version. Null where it is not
+   * known: the arm of a submission made before migration 0033 without a session that says it, and
+   * the version of every submission made before then or through a page token signed before then.
+   */
+  arm: Arm | null;
+  version_id: string | null;
   enrichment_state: EnrichmentState;
   enrichment_failure: string | null;
   person_id: string | null;

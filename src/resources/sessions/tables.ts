@@ -1,8 +1,8 @@
 /** Row types of the session tables: visitors' sessions and their hourly and daily sums per audience and arm. */
 
-import type { Arm } from './arm.ts';
+import type { Arm } from '../../shared/arm.ts';
 
-export type { Arm } from './arm.ts';
+export type { Arm } from '../../shared/arm.ts';
 
 export interface SessionsTable {
   /** The visitor's session id (made by the tracking script), unique per tenant. */

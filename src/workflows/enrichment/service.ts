@@ -14,7 +14,6 @@ import * as logs from '../../resources/persons/log-service.ts';
 import type { Person } from '../../resources/persons/schema.ts';
 import type { AccountOfDomain } from '../../resources/persons/service.ts';
 import * as persons from '../../resources/persons/service.ts';
-import type { Visit } from '../../resources/sessions/service.ts';
 import { emailDomain } from '../../shared/email.ts';
 import { AppError } from '../../shared/errors.ts';
 import { emitEvent } from '../events/payloads.ts';
@@ -35,15 +34,17 @@ export const ENRICH_ATTEMPTS = 5;
 
 const ACTIVITY_VALUE_SHOWN = 500;
 
-/** Where a form was submitted from: its page, audience and link, and the arm the page was served in. */
-type Origin = FormOrigin & Pick<Visit, 'arm'>;
-
 /**
  * Counts the submission in the visitor's session. Analytics are secondary to the form itself: when
  * the session cannot take it (its id belongs to another page's session, or the audience is gone),
  * the submission is stored all the same and only the count is skipped.
  */
-async function countInSession(db: TenantDb, sessionId: string, origin: Origin, at: number): Promise<void> {
+async function countInSession(
+  db: TenantDb,
+  sessionId: string,
+  origin: FormOrigin,
+  at: number,
+): Promise<void> {
   try {
     await recordFormInSession(db, { sessionId, ...origin }, at);
   } catch (error) {
@@ -59,7 +60,7 @@ async function countInSession(db: TenantDb, sessionId: string, origin: Origin, a
  */
 export async function submitForm(
   db: TenantDb,
-  origin: Origin,
+  origin: FormOrigin,
   input: Omit<FormSubmissionCreate, 'token'>,
   { now = Date.now(), admitSession }: { now?: number; admitSession?: SessionAdmission } = {},
 ): Promise<FormSubmissionAccepted> {

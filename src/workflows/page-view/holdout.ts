@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Arm } from '../../resources/sessions/arm.ts';
+import type { Arm } from '../../shared/arm.ts';
 import type { Signer } from '../../shared/signing.ts';
 
 /**

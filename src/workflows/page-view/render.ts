@@ -1,6 +1,6 @@
 import type { PageMetadata } from '../../http/page-metadata.ts';
 import type { ActionCardWidget, FooterLinkGroup } from '../../resources/pages/schema.ts';
-import type { Arm } from '../../resources/sessions/arm.ts';
+import type { Arm } from '../../shared/arm.ts';
 import { type Html, html, type Part, raw } from '../../shared/html.ts';
 import { renderMarkdown } from '../../shared/markdown-html.ts';
 import { isSafeLink } from '../../shared/safe-url.ts';

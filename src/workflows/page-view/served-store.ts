@@ -2,7 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { compiledAcrossTenants } from '../../db/compiled.ts';
 import type { Locks } from '../../db/engine.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { Arm } from '../../resources/sessions/arm.ts';
+import type { Arm } from '../../shared/arm.ts';
 
 /**
  * The read model of what is served (migration 0025, docs/public-pages.md): its SQL, here in the

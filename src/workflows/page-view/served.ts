@@ -3,7 +3,7 @@ import { constants, gzipSync } from 'node:zlib';
 import type { Database } from '../../db/connection.ts';
 import type { PerTurn } from '../../db/per-turn.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import type { Arm } from '../../resources/sessions/arm.ts';
+import type { Arm } from '../../shared/arm.ts';
 import type { PagesOrigin } from '../../shared/pages-origin.ts';
 import type { Signer } from '../../shared/signing.ts';
 import { addressKey, originOf, type PageRequest, pageAddressOf, requestedPage } from './address.ts';
@@ -38,6 +38,8 @@ export interface TokenClaims {
   audienceId: string;
   pageLinkId: string;
   arm: Arm;
+  /** The version the page shows. */
+  versionId: string;
 }
 
 /** What a visitor's page carries for the visitor side (src/public): its token, and the tracker. */
@@ -259,6 +261,7 @@ async function render(
       audienceId: view.audience.audienceId,
       pageLinkId: view.link.pageLinkId,
       arm: view.arm,
+      versionId: view.versionId,
     },
     expiresAt,
   );

@@ -7,9 +7,9 @@ import * as brands from '../../resources/brands/service.ts';
 import * as pageLinks from '../../resources/page-links/service.ts';
 import type { Page } from '../../resources/pages/schema.ts';
 import * as pages from '../../resources/pages/service.ts';
-import type { Arm } from '../../resources/sessions/arm.ts';
 import type { Tenant } from '../../resources/tenants/service.ts';
 import * as tenants from '../../resources/tenants/service.ts';
+import type { Arm } from '../../shared/arm.ts';
 import { AppError, invalidState } from '../../shared/errors.ts';
 import type { Signer } from '../../shared/signing.ts';
 import { getAudience } from '../audience-versions/service.ts';
@@ -32,6 +32,8 @@ export interface PageView extends PageShown {
   link: { pageLinkId: string; audienceId: string };
   /** The arm the visitor is served; `content` is that arm's. */
   arm: Arm;
+  /** The version whose content is shown: the published one, or version 0 for the baseline arm. */
+  versionId: string;
   /** The visitor id the arm was chosen by, to keep in the visitor's cookie; none without a holdout. */
   visitorId: string | undefined;
 }
@@ -88,9 +90,11 @@ export async function resolvePageView(
     { audienceId: audience.audienceId, holdoutPercent: holdoutInEffect(audience) },
     visitor.visitorId,
   );
-  const content =
-    arm === 'baseline' ? await audiences.storedBaselineContent(db, audience.audienceId) : published.content;
-  return { tenant, db, link, page, audience, content, brand, arm, visitorId };
+  const shown =
+    arm === 'baseline'
+      ? await audiences.storedBaseline(db, audience.audienceId)
+      : { versionId: published.audience.published_version_id, content: published.content };
+  return { tenant, db, link, page, audience, ...shown, brand, arm, visitorId };
 }
 
 /**

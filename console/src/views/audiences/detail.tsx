@@ -13,12 +13,14 @@ import { useSession, Writable } from '../../session.tsx';
 import { LinkCreate, LinkList } from '../page-links/links.tsx';
 import { LiveLink } from '../page-links/live.tsx';
 import { GENERATING } from '../pages/detail.tsx';
+import { BuiltInNote } from './built-in-note.tsx';
+import { GenerationSteps, useGeneration } from './generate.tsx';
 import { HoldoutField } from './holdout.tsx';
 
 const LIVE_MS = 1500;
 const STEPS = ['queued', 'processing', 'draft'] as const;
 
-type AudienceAction = 'publish' | 'cancel' | 'versions';
+type AudienceAction = 'publish' | 'cancel';
 
 interface Ids {
   pageId: string;
@@ -74,6 +76,10 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
     audience.set(await unwrap(client.POST(`/v0/pages/{page_id}/audiences/{audience_id}/${action}`, path)));
     setVersionsShown((count) => count + 1);
   });
+  const generation = useGeneration({ pageId, audienceId }, audience.data, (generated) => {
+    audience.set(generated);
+    setVersionsShown((count) => count + 1);
+  });
   const archive = useAction(async () => {
     audience.set(await unwrap(client.DELETE('/v0/pages/{page_id}/audiences/{audience_id}', path)));
   });
@@ -108,7 +114,11 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
                 Cancel generation
               </button>
             ) : (
-              <button type="button" disabled={act.pending} onClick={() => act.run('versions')}>
+              <button
+                type="button"
+                disabled={act.pending || generation.act.pending}
+                onClick={() => void generation.act.run('start')}
+              >
                 Generate a new version
               </button>
             )}
@@ -123,6 +133,7 @@ export function AudienceDetail({ pageId, audienceId }: Ids) {
         )}
       </ViewHead>
       <ProblemMessage failure={audience.failure ?? act.failure ?? archive.failure} />
+      <GenerationSteps ids={{ pageId, audienceId }} generation={generation} />
       {data && <AudienceFacts audience={data} />}
       {data && data.status !== 'archived' && (
         <Writable>
@@ -294,6 +305,7 @@ function VersionList({
               <StatusBadge status={item.state} />
               {item.obsoleteAt && <span class="muted"> replaced</span>}
               <VersionNote version={item} />
+              <BuiltInNote version={item} short />
             </>
           ),
         },

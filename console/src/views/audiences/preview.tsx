@@ -8,6 +8,7 @@ import { useLoad } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { type Session, useSession } from '../../session.tsx';
 import { LiveLink } from '../page-links/live.tsx';
+import { BuiltInNote } from './built-in-note.tsx';
 import { CopyEditor, type VersionIds } from './copy-editor.tsx';
 
 /** The nonce this console's index.html was served with (src/http/console.ts). */
@@ -140,6 +141,7 @@ export function VersionPreview({ pageId, audienceId, versionId }: VersionIds) {
           {context.data && <LiveLink page={context.data.page} audience={published} />}
         </p>
       )}
+      {version && <BuiltInNote version={version} />}
       {version && baseline && (
         <div class={draft && latest ? 'previews editing' : 'previews'}>
           {draft && latest && (

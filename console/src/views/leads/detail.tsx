@@ -8,6 +8,7 @@ import { useSession } from '../../session.tsx';
 import { leadsHref } from './list.tsx';
 import { NamedLink, useNames } from './names.tsx';
 import { Outcome } from './outcome.tsx';
+import { Served } from './served.tsx';
 
 /** The page link a lead came through: its path, opened at its public address while it has one. */
 function PageLinkOf({ pageLinkId }: { pageLinkId: string }) {
@@ -89,6 +90,12 @@ export function LeadDetail({ formSubmissionId }: { formSubmissionId: string }) {
                     href={`/pages/${data.pageId}/audiences/${data.audienceId}`}
                     missing="audience not found"
                   />
+                </dd>
+              </div>
+              <div>
+                <dt>The visitor saw</dt>
+                <dd>
+                  <Served lead={data} names={names} />
                 </dd>
               </div>
               <div>

@@ -11,6 +11,7 @@ import { Link } from '../../router.tsx';
 import { type Session, useSession } from '../../session.tsx';
 import { NamedLink, useNames } from './names.tsx';
 import { Outcome } from './outcome.tsx';
+import { Served } from './served.tsx';
 import './leads.css';
 
 const STATES = ['pending', 'enriched', 'failed'] as const;
@@ -81,7 +82,9 @@ export function LeadList() {
       <ViewHead title="Leads" />
       <p class="muted">
         Every form sent from a live page. Each address finds or makes its person: a company address links its
-        company, a personal one (gmail.com and the like) makes a person without one.
+        company, a personal one (gmail.com and the like) makes a person without one. <em>Saw</em> is the page
+        the visitor was shown: personalized (the published version) or the baseline (version 0) that a holdout
+        is shown.
       </p>
       <search class="search">
         <Field label="Outcome" name="enrichment">
@@ -149,6 +152,7 @@ export function LeadList() {
               />
             ),
           },
+          { label: 'Saw', cell: (lead) => <Served lead={lead} names={names} /> },
           { label: 'Sent', cell: (lead) => <Time at={lead.submittedAt} /> },
           { label: 'Outcome', cell: (lead) => <Outcome lead={lead} names={names} /> },
         ]}

@@ -33,6 +33,18 @@ class Names {
     });
   }
 
+  /** "version 3": what a lead's visitor saw, by its number. */
+  version(pageId: string, audienceId: string, versionId: string) {
+    return this.once(`version ${versionId}`, async () => {
+      const version = await unwrap(
+        this.client.GET('/v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}', {
+          params: { path: { page_id: pageId, audience_id: audienceId, version_id: versionId } },
+        }),
+      );
+      return `version ${version.versionNumber}`;
+    });
+  }
+
   person(personId: string) {
     return this.once(`person ${personId}`, async () => {
       const person = await unwrap(
