@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { type Failure, failureOf } from './api.ts';
+import { type OperationId, type OperationSchema, operationSchema } from './operation-schemas.ts';
 
 export interface Loaded<T> {
   data: T | undefined;
@@ -89,4 +90,13 @@ export function useDebounced<T>(value: T, ms = 250): T {
     return () => clearTimeout(timer);
   }, [value, ms]);
   return settled;
+}
+
+/**
+ * The schemas of `operationId` once the API's document is read (operation-schemas.ts); undefined
+ * until then, or without one. Without the document a form still works: its inputs just state no
+ * limits before the API does.
+ */
+export function useOperationSchema(operationId: OperationId | undefined): OperationSchema | undefined {
+  return useLoad(async () => (operationId ? operationSchema(operationId) : undefined), [operationId]).data;
 }

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode, invalidFields } from '../shared/errors.ts';
+import { fieldErrors, type SchemaIssue } from '../shared/field-errors.ts';
 import { sizeOf } from '../shared/rules-in-words.ts';
-import { type AjvIssue, fieldErrors } from './field-errors.ts';
 
 const TITLES: Record<ErrorCode, string> = {
   validation_failed: 'Validation failed',
@@ -48,7 +48,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
 
 function validationError(error: FastifyError): AppError {
   const part = error.validationContext ?? 'body';
-  const errors = fieldErrors((error.validation ?? []) as AjvIssue[], part);
+  const errors = fieldErrors((error.validation ?? []) as SchemaIssue[], part);
   return errors.length > 0
     ? invalidFields(errors)
     : new AppError('validation_failed', 'The request is invalid');

@@ -9,7 +9,7 @@ function ajv(options: Options): Ajv {
     removeAdditional: false,
     strict: false,
     // Each error carries its schema and value, so that its message can say the rule in words
-    // (src/http/field-errors.ts).
+    // (src/shared/field-errors.ts).
     verbose: true,
     ...options,
   });

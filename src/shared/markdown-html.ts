@@ -70,9 +70,14 @@ export interface RenderedMarkdown {
   changes: MarkdownChange[];
 }
 
-/** Marks a reader would see as marks (shown text, where markdown-it found nothing to pair them with). */
-const MARKS_AS_WRITTEN = /\*\*|(?:^|\s)__\S|\S__(?:\s|$)|^\s*#{1,6}\s|\]\(/m;
-const BARE_ADDRESS = /\b(?:https?:\/\/|www\.)[^\s<>"')\]]+/i;
+/**
+ * Marks a reader would see as marks in shown text (where markdown-it found nothing to pair them
+ * with): bold and italic markers, a heading's #, a link's syntax. The personalizer's check refuses
+ * copy that shows them (workflows/personalization/check.ts).
+ */
+export const MARKS_AS_WRITTEN = /\*\*|(?:^|\s)__\S|\S__(?:\s|$)|^\s*#{1,6}\s|\]\(/m;
+/** A web address written as text rather than as a link (the check holds it to the page's actions too). */
+export const BARE_ADDRESS = /\b(?:https?:\/\/|www\.)[^\s<>"')\]]+/i;
 const SCRIPT_OR_STYLE = /<(script|style)\b[\s\S]*?<\/\1\s*>/gi;
 const TAG_NAME = /<([a-z][a-z0-9-]*)/i;
 

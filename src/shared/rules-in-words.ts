@@ -1,7 +1,8 @@
 /**
  * A JSON schema's rules said as people say them: "at most 90 characters", "a whole number from 0 to
- * 50", "a path such as /platform/tom-becker: …". The API's refusals (src/http/field-errors.ts) and the
- * console's limits, stated beside each input before anything is typed, are made of the same words.
+ * 50", "a path such as /platform/tom-becker: …". The refusals of the API and of the console before it
+ * sends (field-errors.ts) and the console's limits, stated beside each input before anything is
+ * typed, are made of the same words.
  *
  * A patterned string says its shape in its `description`: the first sentence is a noun phrase naming
  * an example ("A phone number in international form such as +14155550100: …"), which a refusal says
@@ -89,7 +90,9 @@ export function shapeOf(rules: Rules): string | undefined {
 
 /** "from 0 to 50", "at least 100", "at most 1"; undefined without bounds. */
 export function rangeOf(rules: Rules): string | undefined {
-  const { minimum, maximum } = rules;
+  const { minimum } = rules;
+  // The largest integer JSON carries exactly is the bound of a number that has none a person meets.
+  const maximum = (rules.maximum ?? 0) >= Number.MAX_SAFE_INTEGER ? undefined : rules.maximum;
   if (minimum !== undefined && maximum !== undefined)
     return `from ${numberInWords(minimum)} to ${numberInWords(maximum)}`;
   if (minimum !== undefined) return `at least ${numberInWords(minimum)}`;
@@ -132,6 +135,8 @@ function valueInWords(value: unknown): string {
 export function nounOf(rules: Rules): string {
   if (rules.anyOf) return unionOf(rules.anyOf);
   if (rules.const !== undefined) return valueInWords(rules.const);
+  // A choice of one is that value: the OpenAPI document writes a route's `const` so.
+  if (rules.enum?.length === 1) return valueInWords(rules.enum[0]);
   if (rules.enum) return `one of ${oneOf(rules.enum.map(valueInWords))}`;
   const shape = shapeOf(rules) ?? numberOf(rules);
   if (shape) return shape;

@@ -20,7 +20,7 @@ import {
 import { png } from '../helpers/images.ts';
 import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 import { recordDailySessions } from '../helpers/sessions.ts';
 
 /**
@@ -40,12 +40,6 @@ let winning: LinkedPage;
 let personId: string;
 let accountId: string;
 let subscriptionId: string;
-
-async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
-}
 
 /** `count` sessions of one arm on each of the last `days` days, `converted` of each day's with a CTA click. */
 const seedSessions = (site: LinkedPage, arm: Arm, days: number, count: number, converted: number) =>

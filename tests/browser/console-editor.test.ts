@@ -5,15 +5,19 @@ import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   checkView,
+  errorOf,
   expectNoWriteControl,
+  limitsOf,
   openConsole,
+  outcomeOf,
+  requestsSent,
   settle,
   signIn,
   VIEWPORTS,
   type ViewportName,
 } from '../helpers/console.ts';
 import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * A draft's copy edited beside its preview and published from there
@@ -28,12 +32,6 @@ let server: TestServer;
 let api: Client;
 let browser: Browser;
 let made = 0;
-
-async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
-}
 
 interface Draft extends LinkedPage {
   /** The audience's API path. */
@@ -106,14 +104,6 @@ function versionFrame(page: Page) {
   return page.frameLocator('iframe').first();
 }
 
-/** The message tied to `control` by aria-describedby as its error, once the refusal has come back. */
-async function errorOf(page: Page, label: string, nth = 0): Promise<string | null> {
-  const control = page.getByLabel(label, { exact: true }).nth(nth);
-  await expect.poll(() => control.getAttribute('aria-invalid')).toBe('true');
-  const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
-  return page.locator(`[id="${describedBy.split(' ').pop()}"]`).textContent();
-}
-
 describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
   it('saves an edit, which the preview shows, refuses a part beside its field, and publishes from there', async () => {
     const sample = await draft();
@@ -132,7 +122,9 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
       .nth(last)
       .fill('Our story is [here](https://elsewhere.example/story).');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('Validation failed');
+    await expect
+      .poll(() => outcomeOf(page, 'Save').textContent())
+      .toBe('Not saved. Correct the field marked.');
     expect(await errorOf(page, 'Body', last)).toContain(
       "links to https://elsewhere.example/story, which is not one of the page's actions",
     );
@@ -188,7 +180,7 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
       await bodies.nth(at).fill(`Book a demo, step ${at + 1}.`);
     }
     expect(await page.getByRole('button', { name: /^Add/ }).count()).toBe(0);
-    await page.getByText('4 sections at most.').waitFor();
+    await page.getByText('As many sections as a page may have: remove one to add another.').waitFor();
 
     const wanted = await Promise.all([0, 1, 2, 3].map((index) => headings.nth(index).inputValue()));
     await page.getByRole('button', { name: 'Move section 4 up' }).click();
@@ -248,38 +240,46 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it('states the limits the API advertises before input, and sends nothing over them', async () => {
-    const sample = await draft();
-    const { page } = await openPreview(sample.view);
-    const hint = async (label: string, nth = 0) => {
-      const control = page.getByLabel(label, { exact: true }).nth(nth);
-      const [id] = ((await control.getAttribute('aria-describedby')) ?? '').split(' ');
-      return page.locator(`[id="${id}"]`).textContent();
-    };
-    await expect.poll(() => hint('Headline')).toMatch(/^Plain text, up to 90 characters; \d+ so far\.$/);
-    expect(await hint('Subheadline')).toMatch(
-      /^Plain text, up to 300 characters, empty for none; \d+ so far\.$/,
-    );
-    expect(await hint('Heading')).toMatch(/up to 1,000 characters/);
-    expect(await hint('Body')).toContain('Up to 65,536 characters.');
-    await page.getByText('Up to 4, shown in this order below the headline.').waitFor();
+  for (const viewport of Object.keys(VIEWPORTS) as ViewportName[]) {
+    it(`states the limits the API advertises before input, and sends nothing over them (${viewport})`, async () => {
+      const sample = await draft();
+      const { page, cspViolations } = await openPreview(sample.view, api.apiKey as string, viewport);
+      await expect.poll(() => limitsOf(page, 'Headline').textContent()).toBe('At most 90 characters.');
+      expect(await limitsOf(page, 'Subheadline').textContent()).toBe('At most 300 characters.');
+      expect(await limitsOf(page, 'Heading').textContent()).toBe('At most 1,000 characters.');
+      expect(await limitsOf(page, 'Body').textContent()).toBe('At most 65,536 characters.');
+      await page.getByText('Shown in this order, below the headline. At most 4 sections.').waitFor();
 
-    const patches: string[] = [];
-    page.on('request', (request) => {
-      if (request.method() === 'PATCH') patches.push(request.url());
-    });
-    const long =
-      'Spring pages for every store of Northwind Outfitters, launched in a day, on brand, everywhere';
-    await page.getByLabel('Headline', { exact: true }).fill(long);
-    expect(await hint('Headline')).toContain(`${[...long].length} so far`);
-    await page.getByRole('button', { name: 'Save', exact: true }).click();
-    expect(await errorOf(page, 'Headline')).toBe('is longer than 90 characters: shorten it');
-    const outcome = page.locator('.copy-editor .outcome').getByRole('alert');
-    expect(await outcome.textContent()).toContain('Headline is longer than 90 characters');
-    expect(patches).toEqual([]);
-    expect((await ok(api.get(`${sample.base}/versions/${sample.versionId}`))).editedAt).toBeNull();
-    await page.close();
-  }, 60_000);
+      const patches = requestsSent(page, 'PATCH');
+      const long =
+        'Spring pages for every store of Northwind Outfitters, launched in a day, on brand, everywhere';
+      const count = page.getByText(`${[...long].length} characters: ${[...long].length - 90} over the limit`);
+      await page.getByLabel('Headline', { exact: true }).fill(long);
+      await count.waitFor();
+      await page.getByRole('button', { name: 'Save', exact: true }).click();
+      // Refused before sending, in the words the API would use, beside the field and the button.
+      expect(await errorOf(page, 'Headline')).toBe(
+        `must have at most 90 characters (it has ${[...long].length})`,
+      );
+      expect(await outcomeOf(page, 'Save').textContent()).toBe('Not saved. Correct the field marked.');
+      expect(await page.locator('.problem').count()).toBe(0);
+      expect(patches).toEqual([]);
+      expect((await ok(api.get(`${sample.base}/versions/${sample.versionId}`))).editedAt).toBeNull();
+      await page.getByLabel('Headline', { exact: true }).focus();
+      await shoot(page, `headline-refused-${VIEWPORTS[viewport].width}`);
+
+      // Publishing saves first, so it is refused the same way, beside its own button.
+      await page.getByRole('button', { name: 'Save and publish version 1' }).click();
+      await expect
+        .poll(() => outcomeOf(page, 'Save and publish version 1').textContent())
+        .toBe('Not saved. Correct the field marked.');
+      expect(await outcomeOf(page, 'Save').textContent()).toBe('');
+      expect(patches).toEqual([]);
+      expect((await ok(api.get(sample.base))).publishedVersion.versionNumber).toBe(0);
+      expect(cspViolations).toEqual([]);
+      await page.close();
+    }, 60_000);
+  }
 
   it("offers the page's actions as link targets, and inserts one at the words selected", async () => {
     const sample = await draft();
@@ -303,8 +303,7 @@ describe.skipIf(!hasChromium)('the copy editor in Chromium', () => {
     );
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     // The outcome shows beside the button that was pressed.
-    const status = page.locator('.copy-editor .actions').getByRole('status');
-    await expect.poll(() => status.textContent()).toMatch(/^Saved at .+: the preview shows the edit\.$/);
+    await expect.poll(() => outcomeOf(page, 'Save').textContent()).toBe('Saved: the preview shows the edit.');
     const saved = await ok(api.get(`${sample.base}/versions/${sample.versionId}`));
     expect(saved.content.sections[0].body).toContain('[See it working](https://example.com/demo)');
     await versionFrame(page).getByRole('link', { name: 'See it working' }).waitFor();

@@ -14,7 +14,7 @@ import {
   type ViewportName,
 } from '../helpers/console.ts';
 import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * Leads (console/src/views/leads/*): form submissions, newest first, with their enrichment outcome,
@@ -33,12 +33,6 @@ const sent: Record<'company' | 'gmail' | 'invalid' | 'pending', string> = {
   invalid: '',
   pending: '',
 };
-
-async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
-}
 
 /** Sends `site`'s form as its served page does, with the token that page carries. */
 async function submit(site: LinkedPage, email: string, fields: Record<string, string>): Promise<string> {

@@ -16,7 +16,7 @@ import {
   type ViewportName,
 } from '../helpers/console.ts';
 import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 import { recordDailySessions } from '../helpers/sessions.ts';
 
 /**
@@ -35,12 +35,6 @@ let paths = 0;
 /** The audiences of each state, by name. */
 const sites: Record<string, LinkedPage> = {};
 
-async function ok(response: Promise<{ status: number; body: any }>) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body;
-}
-
 /** An audience holding out `holdoutPercent` of its visitors, no visitor yet. */
 const holdoutSite = (holdoutPercent: number) =>
   publishLinkedPage(server, api, {
@@ -49,34 +43,61 @@ const holdoutSite = (holdoutPercent: number) =>
     path: `/lift/${++paths}`,
   });
 
-/** `count` sessions of one arm on each of the last `days` days, `converted` of each day's with a CTA click. */
-const daily = (site: LinkedPage, arm: Arm, days: number, count: number, converted: number) =>
-  recordDailySessions(server, api, site, arm, { days, count, converted });
+/** Sessions of one arm: `count` on each of the last `days` days, `converted` of each day's with a CTA click. */
+type Traffic = [arm: Arm, days: number, count: number, converted: number];
+
+/** Each state's audience: the share of its visitors it holds out, and the visitors it has had. */
+const STATES: Record<string, { holdoutPercent: number; traffic: Traffic[] }> = {
+  empty: { holdoutPercent: 50, traffic: [] },
+  noHoldout: { holdoutPercent: 0, traffic: [['personalized', 1, 3, 1]] },
+  oneArm: { holdoutPercent: 20, traffic: [['personalized', 1, 12, 2]] },
+  unconverted: {
+    holdoutPercent: 50,
+    traffic: [
+      ['personalized', 1, 6, 0],
+      ['baseline', 1, 4, 0],
+    ],
+  },
+  // The issue's: 1 of 5 converted with personalization, the 1 baseline visitor converted.
+  small: {
+    holdoutPercent: 20,
+    traffic: [
+      ['personalized', 1, 5, 1],
+      ['baseline', 1, 1, 1],
+    ],
+  },
+  running: {
+    holdoutPercent: 20,
+    traffic: [
+      ['personalized', 14, 30, 9],
+      ['baseline', 14, 8, 2],
+    ],
+  },
+  deciding: {
+    holdoutPercent: 20,
+    traffic: [
+      ['personalized', 14, 30, 15],
+      ['baseline', 14, 8, 1],
+    ],
+  },
+  losing: {
+    holdoutPercent: 20,
+    traffic: [
+      ['personalized', 14, 30, 2],
+      ['baseline', 14, 8, 4],
+    ],
+  },
+};
 
 beforeAll(async () => {
   server = await startServer();
   api = await server.newTenant();
-  sites.empty = await holdoutSite(50);
-  sites.noHoldout = await holdoutSite(0);
-  await daily(sites.noHoldout, 'personalized', 1, 3, 1);
-  sites.oneArm = await holdoutSite(20);
-  await daily(sites.oneArm, 'personalized', 1, 12, 2);
-  sites.unconverted = await holdoutSite(50);
-  await daily(sites.unconverted, 'personalized', 1, 6, 0);
-  await daily(sites.unconverted, 'baseline', 1, 4, 0);
-  // The issue's: 1 of 5 converted with personalization, the 1 baseline visitor converted.
-  sites.small = await holdoutSite(20);
-  await daily(sites.small, 'personalized', 1, 5, 1);
-  await daily(sites.small, 'baseline', 1, 1, 1);
-  sites.running = await holdoutSite(20);
-  await daily(sites.running, 'personalized', 14, 30, 9);
-  await daily(sites.running, 'baseline', 14, 8, 2);
-  sites.deciding = await holdoutSite(20);
-  await daily(sites.deciding, 'personalized', 14, 30, 15);
-  await daily(sites.deciding, 'baseline', 14, 8, 1);
-  sites.losing = await holdoutSite(20);
-  await daily(sites.losing, 'personalized', 14, 30, 2);
-  await daily(sites.losing, 'baseline', 14, 8, 4);
+  for (const [name, { holdoutPercent, traffic }] of Object.entries(STATES)) {
+    const site = await holdoutSite(holdoutPercent);
+    sites[name] = site;
+    for (const [arm, days, count, converted] of traffic)
+      await recordDailySessions(server, api, site, arm, { days, count, converted });
+  }
   if (hasChromium) browser = await launchChromium();
 }, 180_000);
 afterAll(async () => {

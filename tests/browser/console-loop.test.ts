@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import { openConsole, settle, signIn } from '../helpers/console.ts';
 import { SAMPLE_PAGE } from '../helpers/pages.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * The marketer's whole loop through the console (issue 22): knowledge with a bolded entry, an audience
@@ -18,12 +18,6 @@ const EDITED = 'Northwind launches **personalized pages** in a single afternoon,
 let server: TestServer;
 let api: Client;
 let browser: Browser;
-
-async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
-}
 
 beforeAll(async () => {
   if (!hasChromium) return;

@@ -5,6 +5,7 @@ import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import {
   goTo,
   openConsole,
+  outcomeOf,
   seriousViolations,
   settle,
   signIn,
@@ -13,7 +14,7 @@ import {
 } from '../helpers/console.ts';
 import { png } from '../helpers/images.ts';
 import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * The console for people (decisions §11): errors in words with an example beside their field, a
@@ -28,12 +29,6 @@ let api: Client;
 let browser: Browser;
 let sam: { personId: string };
 let site: LinkedPage;
-
-async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
-}
 
 beforeAll(async () => {
   server = await startServer();
@@ -54,11 +49,6 @@ afterAll(async () => {
 /** The field that holds the control labelled `label`. */
 function field(page: Page, label: string): Locator {
   return page.locator('.field', { has: page.getByLabel(label, { exact: true }) });
-}
-
-/** The outcome said beside the submit button named `name`: the status region that follows it. */
-function outcomeOf(page: Page, name: string): Locator {
-  return page.locator(`button[type="submit"]:text-is("${name}") + [role="status"]`);
 }
 
 /** The outcome sits beside its button: on its line, or right under it at a phone's width. */

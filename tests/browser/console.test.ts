@@ -18,19 +18,13 @@ import {
   type ViewportName,
 } from '../helpers/console.ts';
 import { type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
 let api: Client;
 let browser: Browser;
 /** A published page with a generated, published audience and a link, made through the API. */
 let sample: LinkedPage;
-
-async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
-}
 
 beforeAll(async () => {
   server = await startServer();

@@ -4,7 +4,7 @@ import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { getTenant } from '../../src/resources/tenants/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 
 const VISITORS_PER_AUDIENCE = 10;
 
@@ -22,12 +22,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
-
-async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
-}
 
 interface HeldAudience {
   audienceId: string;

@@ -6,7 +6,7 @@ import { anyTables } from '../helpers/any-tables.ts';
 import { hasChromium, launchChromium } from '../helpers/browser.ts';
 import { uploadImage } from '../helpers/images.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { type Client, startServer, type TestServer } from '../helpers/server.ts';
+import { type Client, ok, startServer, type TestServer } from '../helpers/server.ts';
 
 const SCREENSHOT = '/tmp/tailor-public-page.png';
 const MOBILE_SCREENSHOT = '/tmp/tailor-public-page-mobile.png';
@@ -41,12 +41,6 @@ function wordmark(name: string, color: string): Buffer {
   return Buffer.from(
     `<svg xmlns="http://www.w3.org/2000/svg" width="180" height="48" viewBox="0 0 180 48"><circle cx="20" cy="24" r="14" fill="${color}"/><text x="42" y="32" font-family="Helvetica, Arial, sans-serif" font-size="24" font-weight="700" fill="#1e293b">${name}</text></svg>`,
   );
-}
-
-async function ok(response: Promise<{ status: number; body: any }>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
 }
 
 /** A published, personalized page with a link, with injection attempts in its fields. */

@@ -146,3 +146,37 @@ export async function goTo(page: Page, view: string): Promise<void> {
   await page.getByRole('heading', { level: 1 }).first().waitFor();
   await settle(page);
 }
+
+/** The outcome said beside the submit button named `name` (forms.tsx, Submit): the status region that follows it. */
+export function outcomeOf(page: Page, name: string): Locator {
+  return page.locator(`button[type="submit"]:text-is("${name}") + [role="status"]`);
+}
+
+/** The message tied to the control labelled `label` by aria-describedby as its error, once it shows. */
+export async function errorOf(page: Page | Locator, label: string, nth = 0): Promise<string | null> {
+  const control = page.getByLabel(label, { exact: true }).nth(nth);
+  await expect.poll(() => control.getAttribute('aria-invalid')).toBe('true');
+  const describedBy = (await control.getAttribute('aria-describedby')) ?? '';
+  return control
+    .page()
+    .locator(`[id="${describedBy.split(' ').pop()}"]`)
+    .textContent();
+}
+
+/** The limits stated beside the control labelled `label`, before anything is typed (forms.tsx, Field). */
+export function limitsOf(scope: Page | Locator, label: string, nth = 0): Locator {
+  const tab = 'goto' in scope ? scope : scope.page();
+  return scope
+    .locator('.field', { has: tab.getByLabel(label, { exact: true }) })
+    .nth(nth)
+    .locator('.limits');
+}
+
+/** The addresses the page asks for with `method` from now on: what a check before sending kept back is not among them. */
+export function requestsSent(page: Page, method: string): string[] {
+  const sent: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === method) sent.push(request.url());
+  });
+  return sent;
+}

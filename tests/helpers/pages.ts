@@ -1,10 +1,9 @@
 import http from 'node:http';
-import { expect } from 'vitest';
 import { issueToken } from '../../src/public/token.ts';
 import { getTenant } from '../../src/resources/tenants/service.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { anyTables } from './any-tables.ts';
-import { type Client, TEST_SECRET, type TestServer } from './server.ts';
+import { type Client, ok, TEST_SECRET, type TestServer } from './server.ts';
 
 /** A page as a marketer makes one: two actions (a link and the form), the form in the header. */
 export const SAMPLE_PAGE = {
@@ -39,12 +38,6 @@ export interface LinkedPageOptions {
   /** Generate version 1 and publish it; otherwise visitors see version 0, the page as it is. */
   personalize?: boolean;
   path: string;
-}
-
-async function ok<T extends { status: number; body: any }>(response: Promise<T>, status = 200): Promise<any> {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
 }
 
 /** Makes a LinkedPage through the API as `client`, generating with `server`'s worker. */

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pg from 'pg';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { buildServers } from '../../src/app.ts';
 import { type BackgroundWork, backgroundWork } from '../../src/background.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -35,6 +35,13 @@ export interface RequestOptions {
   /** Sent as is, without JSON encoding. */
   raw?: string | Buffer;
   headers?: Record<string, string>;
+}
+
+/** The body of an answer, once its status is `status`; else the test fails, saying the body. */
+export async function ok(response: Promise<Response>, status = 200): Promise<any> {
+  const answer = await response;
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
+  return answer.body;
 }
 
 /** Talks to a running server over HTTP as one API key. */
@@ -193,6 +200,39 @@ export async function testDatabase(): Promise<Database> {
     databaseUrl: undefined,
     dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-test-')),
   });
+}
+
+/** Two nodes of one deployment: servers on one database, each through a connection of its own. */
+export interface TwoNodes {
+  server: TestServer;
+  other: TestServer;
+  /** Closes both servers, then their connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * Two nodes on this file's database, each through a connection of its own, as two processes of a
+ * deployment are: what one keeps in memory the other does not see. `observe` wraps the first node's
+ * connection (a query counter).
+ */
+export async function startTwoNodes(observe = (database: Database) => database): Promise<TwoNodes> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-nodes-'));
+  const connect = async () =>
+    openDatabase({ databaseUrl: onPostgres ? await testDatabaseUrl() : undefined, dataDir });
+  const base = await connect();
+  const server = await startServer({ database: observe(base) });
+  const otherBase = await connect();
+  const other = await startServer({ database: otherBase });
+  return {
+    server,
+    other,
+    async close() {
+      await other.close();
+      await server.close();
+      await otherBase.close();
+      await base.close();
+    },
+  };
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<TestServer> {

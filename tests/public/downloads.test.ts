@@ -35,12 +35,6 @@ function decoded(response: RawAnswer): string {
 /** Each request gets a page with a fresh token: the rest of the page is the same. */
 const withoutToken = (page: string) => page.replace(/data-tailor-token="[^"]*"/, 'data-tailor-token=""');
 
-async function _ok<T extends { status: number; body: any }>(response: Promise<T>, status = 200) {
-  const answer = await response;
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  return answer.body;
-}
-
 beforeAll(async () => {
   server = await startServer();
   api = await server.newTenant();

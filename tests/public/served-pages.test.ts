@@ -1,9 +1,5 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { TOKEN_VALID_MS } from '../../src/public/token.ts';
 import { assetPurge } from '../../src/workflows/asset-purge/task.ts';
 import { anyTables } from '../helpers/any-tables.ts';
@@ -11,7 +7,7 @@ import { png, uploadImage } from '../helpers/images.ts';
 import { getAtHost, type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
 import { QueryCounter } from '../helpers/query-counter.ts';
 import { type RawAnswer, rawGet } from '../helpers/raw-get.ts';
-import { Client, onPostgres, startServer, type TestServer, testDatabaseUrl } from '../helpers/server.ts';
+import { Client, startTwoNodes, type TestServer, type TwoNodes } from '../helpers/server.ts';
 
 /**
  * The served-page read model (src/workflows/page-view/served.ts): a view is one read of the page
@@ -19,13 +15,7 @@ import { Client, onPostgres, startServer, type TestServer, testDatabaseUrl } fro
  */
 
 const DAY = 24 * 60 * 60 * 1000;
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-served-'));
-/** A connection of its own to this file's database: one per node. */
-const connect = async () =>
-  openDatabase({ databaseUrl: onPostgres ? await testDatabaseUrl() : undefined, dataDir });
-
-let base: Database;
-let otherBase: Database;
+let nodes: TwoNodes;
 let server: TestServer;
 /** A second node on the same database, through a connection of its own. */
 let other: TestServer;
@@ -34,18 +24,11 @@ const queries = new QueryCounter();
 let paths = 0;
 
 beforeAll(async () => {
-  base = await connect();
-  server = await startServer({ database: base.withPlugin(queries) });
-  otherBase = await connect();
-  other = await startServer({ database: otherBase });
+  nodes = await startTwoNodes((database) => database.withPlugin(queries));
+  ({ server, other } = nodes);
   api = await server.newTenant();
 });
-afterAll(async () => {
-  await other.close();
-  await server.close();
-  await otherBase.close();
-  await base.close();
-});
+afterAll(() => nodes.close());
 
 function ok<T extends { status: number; body: unknown }>(response: T, status = 200): T {
   expect(response.status, JSON.stringify(response.body)).toBe(status);

@@ -515,6 +515,15 @@ describe('PATCH /v0/topics/{id}/entries/{entryId}', () => {
   });
 });
 
+/** The rows of entries the database still holds for the topic `topicId`, whatever the API says. */
+function entryRowsOf(topicId: string) {
+  return anyTables(server.database)
+    .selectFrom('topic_entries')
+    .select('id')
+    .where('topic_id', '=', topicId)
+    .execute();
+}
+
 describe('DELETE /v0/topics/{id}', () => {
   it('deletes the topic with its entries: 204 without a body, then 404 for both', async () => {
     const topic = await createTopic({ title: 'Going' });
@@ -525,12 +534,7 @@ describe('DELETE /v0/topics/{id}', () => {
     expect((await api.get(`/v0/topics/${topic.topicId}`)).status).toBe(404);
     expect((await api.get(entryUrl(topic.topicId, entry.topicEntryId))).status).toBe(404);
     expect((await api.delete(`/v0/topics/${topic.topicId}`)).status).toBe(404);
-    const left = await anyTables(server.database)
-      .selectFrom('topic_entries')
-      .select('id')
-      .where('topic_id', '=', topic.topicId)
-      .execute();
-    expect(left).toEqual([]);
+    expect(await entryRowsOf(topic.topicId)).toEqual([]);
   });
 
   it('never leaves an entry behind when one is added while the topic is deleted', async () => {
@@ -542,12 +546,7 @@ describe('DELETE /v0/topics/{id}', () => {
       ]);
       expect([201, 404]).toContain(added.status);
       expect(deleted.status).toBe(204);
-      const left = await anyTables(server.database)
-        .selectFrom('topic_entries')
-        .select('id')
-        .where('topic_id', '=', topic.topicId)
-        .execute();
-      expect(left).toEqual([]);
+      expect(await entryRowsOf(topic.topicId)).toEqual([]);
     }
   });
 

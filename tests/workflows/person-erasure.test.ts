@@ -1,15 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/db/connection.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import { keepServed, type ServedTables } from '../../src/workflows/page-view/served-store.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { publishLinkedPage } from '../helpers/pages.ts';
 import { rawGet } from '../helpers/raw-get.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { onPostgres, startServer, type TestServer, testDatabaseUrl } from '../helpers/server.ts';
+import { startTwoNodes, type TestServer, type TwoNodes } from '../helpers/server.ts';
 
 /**
  * A person's erasure reaches what was written for them (src/workflows/person-erasure): the served
@@ -17,30 +13,17 @@ import { onPostgres, startServer, type TestServer, testDatabaseUrl } from '../he
  * form submissions and the events that carry them. docs/security.md#erasure.
  */
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-erasure-'));
-/** A connection of its own to this file's database: one per node. */
-const connect = async () =>
-  openDatabase({ databaseUrl: onPostgres ? await testDatabaseUrl() : undefined, dataDir });
-
-let base: Database;
-let otherBase: Database;
+let nodes: TwoNodes;
 let server: TestServer;
 /** A second node on the same database, through a connection of its own. */
 let other: TestServer;
 let paths = 0;
 
 beforeAll(async () => {
-  base = await connect();
-  server = await startServer({ database: base });
-  otherBase = await connect();
-  other = await startServer({ database: otherBase });
+  nodes = await startTwoNodes();
+  ({ server, other } = nodes);
 });
-afterAll(async () => {
-  await other.close();
-  await server.close();
-  await otherBase.close();
-  await base.close();
-});
+afterAll(() => nodes.close());
 
 function ok<T extends { status: number; body: unknown }>(response: T, status = 200): T {
   expect(response.status, JSON.stringify(response.body)).toBe(status);

@@ -1,11 +1,11 @@
 import type { ComponentChildren, InputHTMLAttributes, JSX } from 'preact';
 import { createContext } from 'preact';
 import { useContext, useId, useLayoutEffect, useMemo, useState } from 'preact/hooks';
-import { limitsOf, sizeOf } from '../../../src/shared/rules-in-words.ts';
+import { limitsOf, numberInWords, type Rules, sizeOf } from '../../../src/shared/rules-in-words.ts';
 import { type Failure, fieldError } from '../api.ts';
 import { atFormFields } from '../form-fields.ts';
-import type { Action } from '../hooks.ts';
-import { type OperationId, type RequestSchema, schemaAt, useRequestSchema } from '../request-schemas.ts';
+import { type Action, useOperationSchema } from '../hooks.ts';
+import { type OperationId, type OperationSchema, schemaAt } from '../operation-schemas.ts';
 import { ProblemMessage, ProblemText } from './problem.tsx';
 
 /** Which errors a form's fields show, and whether it has a Submit: kept for the form's life. */
@@ -46,7 +46,7 @@ interface FormState {
   saved: string | false;
   /** The value of the submit button pressed last. */
   pressed: string | undefined;
-  request: RequestSchema | undefined;
+  operation: OperationSchema | undefined;
   /** The pointer of the request a field stands for: `/body/name`, or a parameter's (`/params/brand_id`). */
   pointerOf: (field: string) => string;
   registry: FormRegistry;
@@ -77,11 +77,42 @@ export function FieldMessage({ name, nested = false }: { name: string; nested?: 
   return error ? <p class="field-error">{error}</p> : null;
 }
 
+/**
+ * The schema the form's operation has for the field `name` (`content/content`); undefined outside a
+ * SubmitForm with an `operation`, or until the API's document is read.
+ */
+export function useFieldRules(name: string | undefined): Rules | undefined {
+  const form = useContext(FormContext);
+  return name === undefined || !form?.operation ? undefined : schemaAt(form.operation, form.pointerOf(name));
+}
+
 /** What the operation's schema asks of the field `name`, in words ("At most 255 characters"). */
 function useLimits(name: string): string[] {
-  const form = useContext(FormContext);
-  const rules = form?.request && schemaAt(form.request, form.pointerOf(name));
+  const rules = useFieldRules(name);
   return rules ? limitsOf(rules) : [];
+}
+
+/**
+ * How long the text of the field `name` is against the most its schema allows, counted as the API
+ * counts (characters, not UTF-16 units): "42 of 10,000 characters", or how far over it is.
+ */
+export function CharacterCount({ name, text }: { name: string; text: string }) {
+  const form = useContext(FormContext);
+  const limit = useFieldRules(name)?.maxLength;
+  if (limit === undefined) return null;
+  const length = [...text].length;
+  // Once the field is marked, its error says how far over it is: the count only counts.
+  if (length > limit && !fieldError(form?.problem, name))
+    return (
+      <span class="field-error">
+        {numberInWords(length)} characters: {numberInWords(length - limit)} over the limit
+      </span>
+    );
+  return (
+    <span class="hint count">
+      {numberInWords(length)} of {numberInWords(limit)} characters
+    </span>
+  );
 }
 
 /**
@@ -266,7 +297,10 @@ interface SubmitFormProps {
   pending?: boolean;
   /** What to say beside the pressed button once the submission succeeded ("Saved."). */
   saved?: string | false;
-  /** The operation the form sends: each field states its rules from its schema. */
+  /**
+   * The operation the form sends: each field states its rules from its schema (the client checks the
+   * request against the same schema before sending it: operation-schemas.ts).
+   */
   operation?: OperationId;
   /** Pointers of parameters (`/params/brand_id`) to the field that holds each (`brandId`). */
   fields?: Record<string, string>;
@@ -290,7 +324,7 @@ export function SubmitForm({
   class: className,
   children,
 }: SubmitFormProps) {
-  const request = useRequestSchema(operation);
+  const schema = useOperationSchema(operation);
   const [pressed, setPressed] = useState<string | undefined>(undefined);
   const [edited, setEdited] = useState(false);
   const registry = useMemo(() => new FormRegistry(), []);
@@ -300,7 +334,7 @@ export function SubmitForm({
     pending,
     saved: !edited && saved,
     pressed,
-    request,
+    operation: schema,
     pointerOf: (field) => Object.entries(fields).find(([, name]) => name === field)?.[0] ?? `/body/${field}`,
     registry,
   };
@@ -416,7 +450,7 @@ interface FileFieldProps {
  */
 export function FileField({ label, operation, pending, failure, done, onFile }: FileFieldProps) {
   const id = useId();
-  const request = useRequestSchema(operation);
+  const request = useOperationSchema(operation);
   const [refusal, setRefusal] = useState<string | null>(null);
   const types = Object.keys(request?.content ?? {});
   const maxBytes = types[0] ? request?.content[types[0]]?.maxLength : undefined;

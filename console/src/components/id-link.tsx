@@ -1,11 +1,11 @@
 import type { PageLink } from '@tailor/client';
 import { useEffect } from 'preact/hooks';
 import { type TailorClient, unwrap } from '../api.ts';
+// The directory finds an audience's page from the audience alone (the API answers no audience by its id).
+import { useAudienceDirectory } from '../audience-directory.ts';
 import { useLoad } from '../hooks.ts';
 import { Link } from '../router.tsx';
 import { useSession } from '../session.tsx';
-// The directory finds an audience's page from the audience alone (the API answers no audience by its id).
-import { useAudienceDirectory } from '../views/audiences/directory.ts';
 
 /** The ids of things the console has a view of, as the API writes them (decisions §2: `<prefix>_<ulid>`). */
 const LINKED_ID = /\b(?:person|account|page|topic|pagelink)_[a-z0-9]{26}\b/g;

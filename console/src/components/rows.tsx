@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { countOf } from '../../../src/shared/rules-in-words.ts';
+import { useFieldRules } from './forms.tsx';
 
 interface RowsProps<T> {
   /** Names the group: "Actions". */
@@ -11,8 +13,11 @@ interface RowsProps<T> {
   blank: T;
   onChange: (items: T[]) => void;
   hint?: ComponentChildren;
-  /** At most this many rows: no "Add" once there are. */
-  max?: number;
+  /**
+   * The list's field in a SubmitForm (`content/sections`, a JSON pointer under /body): the most items
+   * its schema allows are stated under the legend, and no "Add" is offered once there are that many.
+   */
+  name?: string;
   /** The order matters (a version's sections): each row can move up and down. */
   movable?: boolean;
   /** A row's fields; `update` merges changes into that row. */
@@ -29,7 +34,7 @@ export function Rows<T>({
   blank,
   onChange,
   hint,
-  max,
+  name: field,
   movable,
   children,
 }: RowsProps<T>) {
@@ -58,10 +63,18 @@ export function Rows<T>({
     setMoved({ to, direction });
   };
   const name = noun.toLowerCase();
+  const max = useFieldRules(field)?.maxItems;
+  const limit = max === undefined ? '' : `At most ${countOf(max, name)}.`;
   return (
     <fieldset ref={group}>
       <legend>{legend}</legend>
-      {hint && <p class="hint muted">{hint}</p>}
+      {(hint || limit) && (
+        <p class="hint muted">
+          {hint}
+          {hint && limit && ' '}
+          {limit}
+        </p>
+      )}
       {items.map((item, index) => (
         // Rows have no id of their own until saved; their position is their identity here.
         <fieldset key={index}>
@@ -85,9 +98,7 @@ export function Rows<T>({
         </fieldset>
       ))}
       {max !== undefined && items.length >= max ? (
-        <p class="hint muted">
-          {max} {name}s at most.
-        </p>
+        <p class="hint muted">As many {name}s as a page may have: remove one to add another.</p>
       ) : (
         <p>
           <button type="button" onClick={() => onChange([...items, blank])}>

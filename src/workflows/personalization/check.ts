@@ -1,5 +1,6 @@
 import type { VersionContent } from '../../resources/audiences/schema.ts';
 import type { Topic } from '../../resources/topics/schema.ts';
+import { BARE_ADDRESS, MARKS_AS_WRITTEN } from '../../shared/markdown-html.ts';
 import type { PersonalizationInput } from './input.ts';
 import { markdownShown, SENTENCE_BREAK, shownText } from './markdown.ts';
 
@@ -138,15 +139,11 @@ export function forbiddenIn(text: string, rules: CheckRules): string | undefined
   return name ? `names another brand (${name})` : undefined;
 }
 
-/**
- * Markdown a reader would see as marks: bold and italic markers, a heading's #, a link's syntax.
- * (Text that looks like HTML is the writer's text: pages escape it, so it shows as written.)
- */
-const MARKERS = /\*\*|(?:^|\s)__\S|\S__(?:\s|$)|^\s*#{1,6}\s|\]\(/m;
-const BARE_URL = /\b(?:https?:\/\/|www\.)[^\s<>"')\]]+/gi;
+// Every bare address in a text, as the page's rendering finds one.
+const BARE_ADDRESSES = new RegExp(BARE_ADDRESS.source, 'gi');
 
 function urlsIn(text: string): string[] {
-  return [...text.matchAll(BARE_URL)].map((match) => match[0].replace(/[.,;:!?]+$/, ''));
+  return [...text.matchAll(BARE_ADDRESSES)].map((match) => match[0].replace(/[.,;:!?]+$/, ''));
 }
 
 interface Part {
@@ -186,7 +183,8 @@ function allowedUrlsOf(rules: CheckRules): Set<string> {
 /** What is wrong with what a reader sees, wherever it stands: markup, a forbidden text, a foreign link. */
 export function shownProblems(shown: { text: string; links: string[] }, rules: CheckRules): string[] {
   const problems: string[] = [];
-  if (MARKERS.test(shown.text)) problems.push('shows markup');
+  // Text that looks like HTML is the writer's text: pages escape it, so it shows as written.
+  if (MARKS_AS_WRITTEN.test(shown.text)) problems.push('shows markup');
   const forbidden = forbiddenIn(shown.text, rules);
   if (forbidden) problems.push(forbidden);
   const allowedUrls = allowedUrlsOf(rules);

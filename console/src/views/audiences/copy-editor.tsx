@@ -1,22 +1,21 @@
 import type { Audience, AudienceVersionContent, AudienceVersionWithContent } from '@tailor/client';
 import { useEffect, useState } from 'preact/hooks';
-import { advertisedSchema, type JsonSchema } from '../../advertised.ts';
 import { unwrap } from '../../api.ts';
-import { Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
+import {
+  CharacterCount,
+  Field,
+  outcomeOf,
+  Submit,
+  SubmitForm,
+  TextArea,
+  TextInput,
+} from '../../components/forms.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { Rows } from '../../components/rows.tsx';
-import { useAction, useLoad } from '../../hooks.ts';
+import { useAction } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession } from '../../session.tsx';
-import {
-  type Copy,
-  carryCopy,
-  changedParts,
-  copyOf,
-  EDIT_SCHEMA,
-  saveEdit,
-  type VersionIds,
-} from './edits.ts';
+import { type Copy, carryCopy, changedParts, copyOf, saveEdit, type VersionIds } from './edits.ts';
 import './copy-editor.css';
 
 export type { VersionIds } from './edits.ts';
@@ -25,43 +24,6 @@ type Section = Copy['sections'][number];
 type Action = AudienceVersionContent['actions'][number];
 
 const BLANK_SECTION: Section = { heading: '', body: '' };
-
-/** The bounds of an edit, as the schema the server advertises sets them. */
-interface Limits {
-  headline?: number;
-  subheadline?: number;
-  sections?: number;
-  heading?: number;
-  body?: number;
-}
-
-function limitsOf(schema: JsonSchema): Limits {
-  const parts = schema.properties?.content?.properties;
-  const section = parts?.sections?.items?.properties;
-  return {
-    headline: parts?.headline?.maxLength,
-    subheadline: parts?.subheadline?.maxLength,
-    sections: parts?.sections?.maxItems,
-    heading: section?.heading?.maxLength,
-    body: section?.body?.maxLength,
-  };
-}
-
-/** Characters as the API counts them (code points), so an emoji counts once. */
-const length = (text: string) => [...text].length;
-const characters = (limit: number) => `${limit.toLocaleString('en')} characters`;
-
-/** "Plain text, up to 90 characters; 42 so far." */
-function plainHint(limit: number | undefined, text: string, extra = ''): string {
-  const bound = limit === undefined ? '' : `, up to ${characters(limit)}`;
-  return `Plain text${bound}${extra}; ${length(text)} so far.`;
-}
-
-function sectionsHint(limit: number | undefined): string {
-  return limit === undefined
-    ? 'Shown in this order, below the headline.'
-    : `Up to ${limit}, shown in this order below the headline.`;
-}
 
 /** The page's actions a body may link to: those with an address (the check allows no other link). */
 function linkTargets(actions: Action[]): { linkable: Action[]; unlinkable: Action[] } {
@@ -160,39 +122,29 @@ interface CopyEditorProps {
 }
 
 /**
- * A draft's headline, subheadline and sections, saved with PATCH …/versions/{versionId} once they hold
- * to the schema the server advertises (whose limits each field states); each part refused shows its
- * reason beside it, and the outcome shows beside the buttons. Publishing publishes the audience's
- * latest version, so it is offered only when this draft is that version, after saving what is
- * unsaved; an older draft offers to carry its copy into the newer one instead.
+ * A draft's headline, subheadline and sections, saved with PATCH …/versions/{versionId}: each field
+ * states its limits from that operation's schema, the client checks the edit against it before
+ * sending, and each part refused (before sending or by the API) shows why beside it, the outcome
+ * beside the button pressed. Publishing publishes the audience's latest version, so it is offered only
+ * when this draft is that version, after saving what is unsaved; an older draft offers to carry its
+ * copy into the newer one instead.
  */
 export function CopyEditor({ ids, version, latest, onSaved, onPublished, onStale }: CopyEditorProps) {
   const { client } = useSession();
-  const limits = useLoad(() => advertisedSchema(EDIT_SCHEMA).then(limitsOf), []);
   const saved = copyOf(version.content);
   const [copy, setCopy] = useState<Copy>(saved);
-  const [status, setStatus] = useState('');
   // Another version opened, or this one saved: the form starts again from the copy as stored.
   useEffect(() => setCopy(copyOf(version.content)), [version.versionId, version.editedAt]);
 
-  const change = (next: Copy) => {
-    setCopy(next);
-    setStatus('');
-  };
   const edit = changedParts(saved, copy);
   const dirty = Object.keys(edit).length > 0;
   const isLatest = latest.versionId === version.versionId;
   const audiencePath = { params: { path: { page_id: ids.pageId, audience_id: ids.audienceId } } };
   const targets = linkTargets(version.content.actions);
-  const bound = limits.data ?? {};
 
   const act = useAction(async (action: 'save' | 'publish') => {
-    setStatus('');
     if (dirty) onSaved(await saveEdit(client, ids, edit));
-    if (action === 'save') {
-      setStatus(`Saved at ${new Date().toLocaleTimeString()}: the preview shows the edit.`);
-      return;
-    }
+    if (action === 'save') return;
     // Publishing takes the latest version, whichever it is: one made since this list was read
     // would be published in this draft's place.
     const audience = await unwrap(client.GET('/v0/pages/{page_id}/audiences/{audience_id}', audiencePath));
@@ -209,7 +161,6 @@ export function CopyEditor({ ids, version, latest, onSaved, onPublished, onStale
   return (
     <section class="card copy-editor" aria-labelledby="copy-editor-heading">
       <h2 id="copy-editor-heading">Edit the copy</h2>
-      <ProblemMessage failure={limits.failure} />
       {!isLatest && (
         <Superseded
           ids={ids}
@@ -219,53 +170,48 @@ export function CopyEditor({ ids, version, latest, onSaved, onPublished, onStale
           edited={dirty || !!version.editedAt}
         />
       )}
-      <SubmitForm onSubmit={() => void act.run('save')}>
-        <Field
-          label="Headline"
-          name="content/headline"
-          failure={act.failure}
-          hint={plainHint(bound.headline, copy.headline)}
-        >
+      <SubmitForm
+        onSubmit={(pressed) => void act.run(pressed === 'publish' ? 'publish' : 'save')}
+        {...outcomeOf(act, 'Saved: the preview shows the edit.')}
+        operation="updateAudienceVersion"
+      >
+        <Field label="Headline" name="content/headline" hint="Plain text">
           {(control) => (
-            <TextInput
-              {...control}
-              value={copy.headline}
-              onValue={(headline) => change({ ...copy, headline })}
-            />
+            <>
+              <TextInput
+                {...control}
+                value={copy.headline}
+                onValue={(headline) => setCopy({ ...copy, headline })}
+              />
+              <CharacterCount name="content/headline" text={copy.headline} />
+            </>
           )}
         </Field>
-        <Field
-          label="Subheadline"
-          name="content/subheadline"
-          failure={act.failure}
-          hint={plainHint(bound.subheadline, copy.subheadline, ', empty for none')}
-        >
+        <Field label="Subheadline" name="content/subheadline" hint="Plain text, empty for none">
           {(control) => (
-            <TextArea
-              {...control}
-              value={copy.subheadline}
-              onValue={(subheadline) => change({ ...copy, subheadline })}
-            />
+            <>
+              <TextArea
+                {...control}
+                value={copy.subheadline}
+                onValue={(subheadline) => setCopy({ ...copy, subheadline })}
+              />
+              <CharacterCount name="content/subheadline" text={copy.subheadline} />
+            </>
           )}
         </Field>
         <Rows<Section>
           legend="Sections"
           noun="Section"
+          name="content/sections"
           items={copy.sections}
           blank={BLANK_SECTION}
-          max={bound.sections}
           movable
-          onChange={(sections) => change({ ...copy, sections })}
-          hint={sectionsHint(bound.sections)}
+          onChange={(sections) => setCopy({ ...copy, sections })}
+          hint="Shown in this order, below the headline."
         >
           {(section, update, index) => (
             <>
-              <Field
-                label="Heading"
-                name={sectionPath(index, 'heading')}
-                failure={act.failure}
-                hint={plainHint(bound.heading, section.heading)}
-              >
+              <Field label="Heading" name={sectionPath(index, 'heading')} hint="Plain text">
                 {(control) => (
                   <TextInput
                     {...control}
@@ -277,12 +223,10 @@ export function CopyEditor({ ids, version, latest, onSaved, onPublished, onStale
               <Field
                 label="Body"
                 name={sectionPath(index, 'body')}
-                failure={act.failure}
                 hint={
                   <>
                     Safe markdown: <code>**bold**</code>, <code>*italic*</code>, <code>- </code> lists, and
                     links to the page's actions only; no HTML.
-                    {bound.body !== undefined && ` Up to ${characters(bound.body)}.`}
                   </>
                 }
               >
@@ -303,30 +247,27 @@ export function CopyEditor({ ids, version, latest, onSaved, onPublished, onStale
           )}
         </Rows>
         <div class="actions">
-          <button type="submit" disabled={act.pending || !dirty}>
-            Save
-          </button>
+          <Submit label="Save" value="save" pendingLabel="Saving…" disabled={!dirty} />
+          {isLatest && (
+            <Submit
+              label={`${dirty ? 'Save and publish' : 'Publish'} version ${version.versionNumber}`}
+              value="publish"
+              pendingLabel="Publishing…"
+              primary={false}
+            />
+          )}
           {dirty && (
-            <button type="button" disabled={act.pending} onClick={() => change(saved)}>
+            <button
+              type="button"
+              disabled={act.pending}
+              onClick={() => {
+                setCopy(saved);
+                act.clear();
+              }}
+            >
               Undo changes
             </button>
           )}
-          {isLatest && (
-            <button
-              type="button"
-              class="primary"
-              disabled={act.pending}
-              onClick={() => void act.run('publish')}
-            >
-              {dirty ? 'Save and publish' : 'Publish'} version {version.versionNumber}
-            </button>
-          )}
-          <span class="muted" role="status" aria-live="polite">
-            {act.pending ? 'Sending…' : status}
-          </span>
-        </div>
-        <div class="outcome">
-          <ProblemMessage failure={act.failure} />
         </div>
       </SubmitForm>
     </section>

@@ -1,6 +1,5 @@
 import type { AudienceVersionContent, AudienceVersionWithContent, TailorClient } from '@tailor/client';
-import { checkBody, NotSent } from '../../advertised.ts';
-import { unwrap } from '../../api.ts';
+import { NotSent, unwrap } from '../../api.ts';
 
 /** Which version a view shows or edits. */
 export interface VersionIds {
@@ -11,9 +10,6 @@ export interface VersionIds {
 
 /** The parts of a version's copy an edit may replace (docs/personalization.md#editing-a-version). */
 export type Copy = Pick<AudienceVersionContent, 'headline' | 'subheadline' | 'sections'>;
-
-/** The schema the server advertises for an edit (`PATCH …/versions/{version_id}`). */
-export const EDIT_SCHEMA = 'AudienceVersionUpdate';
 
 const WAIT_MS = 1500;
 const GENERATING = new Set(['queued', 'processing', 'pending']);
@@ -34,18 +30,16 @@ export function changedParts(saved: Copy, copy: Copy): Partial<Copy> {
   return edit;
 }
 
-/** Saves `edit` into a draft, once it holds to the schema the server advertises (else NotSent). */
+/** Saves `edit` into a draft (the client checks it against the API's schema first, as every request). */
 export async function saveEdit(
   client: TailorClient,
   { pageId, audienceId, versionId }: VersionIds,
   edit: Partial<Copy>,
 ): Promise<AudienceVersionWithContent> {
-  const body = { content: edit };
-  await checkBody(EDIT_SCHEMA, body);
   return unwrap(
     client.PATCH('/v0/pages/{page_id}/audiences/{audience_id}/versions/{version_id}', {
       params: { path: { page_id: pageId, audience_id: audienceId, version_id: versionId } },
-      body,
+      body: { content: edit },
     }),
   );
 }
@@ -55,7 +49,7 @@ const pause = () => new Promise((resolve) => setTimeout(resolve, WAIT_MS));
 /**
  * Carries a draft's copy into a newer version: waits while that version is being generated, then
  * saves there the parts of `copy` that differ from what was generated (checked first, as every
- * edit is). The newer version must end as a draft: one cancelled or published takes no edit, and
+ * request is). The newer version must end as a draft: one cancelled or published takes no edit, and
  * the copy stays where it was.
  */
 export async function carryCopy(

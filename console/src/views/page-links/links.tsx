@@ -1,6 +1,7 @@
 import type { PageLink } from '@tailor/client';
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
+import { type AudienceDirectory, useAudienceDirectory } from '../../audience-directory.ts';
 import { CopyField } from '../../components/copy.tsx';
 import { Time } from '../../components/format.tsx';
 import { Field, outcomeOf, Submit, SubmitForm, TextInput } from '../../components/forms.tsx';
@@ -9,7 +10,6 @@ import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction } from '../../hooks.ts';
 import { Link } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
-import { type AudienceDirectory, useAudienceDirectory } from '../audiences/directory.ts';
 
 interface LinkListProps {
   /** Only the links to this audience; every link of the tenant when absent. */

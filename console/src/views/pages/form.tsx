@@ -12,7 +12,7 @@ import {
   TextInput,
 } from '../../components/forms.tsx';
 import { Rows } from '../../components/rows.tsx';
-import type { OperationId } from '../../request-schemas.ts';
+import type { OperationId } from '../../operation-schemas.ts';
 import { useBrands } from '../brands/names.tsx';
 
 type ActionDraft = PageCreate['actions'][number];
@@ -254,7 +254,8 @@ export function PageForm({ initial, operation, submitLabel, failure, pending, on
       <Rows
         legend="Actions"
         noun="Action"
-        hint="The buttons of the page: a link, or the page's form"
+        name="actions"
+        hint="The buttons of the page: a link, or the page's form."
         items={draft.actions}
         blank={BLANK_ACTION}
         onChange={(actions) => set({ actions })}
@@ -383,7 +384,8 @@ export function PageForm({ initial, operation, submitLabel, failure, pending, on
       <Rows
         legend="Scripts"
         noun="Script"
-        hint="HTML added to the public page (analytics, chat); previews never run them"
+        name="scripts"
+        hint="HTML added to the public page (analytics, chat); previews never run them."
         items={draft.scripts}
         blank={BLANK_SCRIPT}
         onChange={(scripts) => set({ scripts })}

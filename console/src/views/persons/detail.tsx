@@ -1,6 +1,7 @@
 import type { Person, PersonLog } from '@tailor/client';
 import { useEffect, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
+import { useAudienceDirectory } from '../../audience-directory.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
 import { StatusBadge, Time, WebLink } from '../../components/format.tsx';
 import { Field, outcomeOf, Submit, SubmitForm, TextArea } from '../../components/forms.tsx';
@@ -11,7 +12,6 @@ import { Table } from '../../components/table.tsx';
 import { useAction, useLoad } from '../../hooks.ts';
 import { Link, navigate } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
-import { useAudienceDirectory } from '../audiences/directory.ts';
 import { LiveLink } from '../page-links/live.tsx';
 
 export function PersonDetail({ personId }: { personId: string }) {

@@ -2,7 +2,7 @@ import type { Person, PersonCreate, PersonUpdate } from '@tailor/client';
 import { useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
 import { Field, Submit, SubmitForm, TextInput } from '../../components/forms.tsx';
-import type { OperationId } from '../../request-schemas.ts';
+import type { OperationId } from '../../operation-schemas.ts';
 
 /**
  * What the form edits: every field a person is created with, as text ("" for none). Made from the

@@ -1,12 +1,12 @@
 import type { Brand, Topic } from '@tailor/client';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
-import { fieldRule, useApiSchemas } from '../../api-rules.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
 import { Time } from '../../components/format.tsx';
 import { ViewHead } from '../../components/layout.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
-import { useAction, useLoad } from '../../hooks.ts';
+import { useAction, useLoad, useOperationSchema } from '../../hooks.ts';
+import { schemaAt } from '../../operation-schemas.ts';
 import { Link, navigate } from '../../router.tsx';
 import { useSession, Writable } from '../../session.tsx';
 import { useBrands } from '../brands/names.tsx';
@@ -99,7 +99,9 @@ function Entries({ topic, onChanged }: { topic: Topic; onChanged: () => Promise<
   useEffect(() => {
     if (deleted !== null) said.current?.focus();
   }, [deleted]);
-  const limit = fieldRule(useApiSchemas(), 'Topic', 'entries')?.maxItems;
+  // How many entries a topic may hold, as the topic the API answers says.
+  const answer = useOperationSchema('getTopic');
+  const limit = answer && schemaAt(answer, '/answer/entries')?.maxItems;
   const full = limit !== undefined && topic.entries.length >= limit;
   return (
     <section aria-labelledby="entries-heading">

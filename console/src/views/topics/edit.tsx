@@ -15,13 +15,7 @@ export function NewTopic() {
   return (
     <>
       <ViewHead title="New topic" trail={<Link href="/topics">Topics</Link>} />
-      <TopicForm
-        initial={NEW_TOPIC}
-        submitLabel="Create the topic"
-        failure={create.failure}
-        pending={create.pending}
-        onSubmit={create.run}
-      />
+      <TopicForm initial={NEW_TOPIC} operation="createTopic" submitLabel="Create the topic" save={create} />
     </>
   );
 }
@@ -50,10 +44,9 @@ export function EditTopic({ topicId }: { topicId: string }) {
       {topic.data && (
         <TopicForm
           initial={draftOf(topic.data)}
+          operation="updateTopic"
           submitLabel="Save changes"
-          failure={save.failure}
-          pending={save.pending}
-          onSubmit={save.run}
+          save={save}
         />
       )}
     </>

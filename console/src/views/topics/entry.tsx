@@ -1,10 +1,19 @@
 import type { TopicEntry } from '@tailor/client';
 import { useEffect, useId, useRef, useState } from 'preact/hooks';
 import { unwrap } from '../../api.ts';
-import { fieldRule, useApiSchemas } from '../../api-rules.ts';
 import { ConfirmButton } from '../../components/confirm.tsx';
 import { Time } from '../../components/format.tsx';
-import { type Choice, Field, Select, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
+import {
+  CharacterCount,
+  type Choice,
+  Field,
+  outcomeOf,
+  Select,
+  Submit,
+  SubmitForm,
+  TextArea,
+  TextInput,
+} from '../../components/forms.tsx';
 import { Markdown, MarkdownHtml, useRenderedMarkdown } from '../../components/markdown.tsx';
 import { ProblemMessage } from '../../components/problem.tsx';
 import { useAction } from '../../hooks.ts';
@@ -26,28 +35,6 @@ interface EntryFormProps {
   onCancel?: () => void;
 }
 
-/** How long an entry's text may be, as the API's schema says; undefined until it is read. */
-function useTextLimit(): number | undefined {
-  return fieldRule(useApiSchemas(), 'TopicEntryCreate', 'content/content')?.maxLength;
-}
-
-/** The text's length against its limit, under the text box: over it, said as the error it would be. */
-function Length({ text, limit }: { text: string; limit: number | undefined }) {
-  if (limit === undefined) return null;
-  const over = text.length - limit;
-  if (over > 0)
-    return (
-      <span class="field-error">
-        {text.length.toLocaleString()} characters: {over.toLocaleString()} over the limit
-      </span>
-    );
-  return (
-    <span class="hint">
-      {text.length.toLocaleString()} of {limit.toLocaleString()} characters
-    </span>
-  );
-}
-
 /**
  * An entry's text, format and order, beside a live preview of the text as a page shows it and, before
  * it is saved, what a page will leave out or show otherwise.
@@ -56,7 +43,6 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
   const { client } = useSession();
   const [text, setText] = useState(entry?.entry.content.content ?? '');
   const rendered = useRenderedMarkdown(text);
-  const limit = useTextLimit();
   const [type, setType] = useState<Format>(entry?.entry.content.type ?? 'markdown');
   const [sortOrder, setSortOrder] = useState(String(entry?.entry.sortOrder ?? 0));
   const box = useRef<HTMLDivElement>(null);
@@ -68,7 +54,7 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
   const save = useAction(async () => {
     const body = {
       content: { type, content: text },
-      // The API says what is wrong with an order that is not a whole number, beside its field.
+      // An order that is not a whole number is refused in the API's words, beside its field.
       sortOrder: sortOrder.trim() === '' ? 0 : Number(sortOrder),
     };
     if (entry) {
@@ -86,33 +72,32 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
   const label = entry ? `Entry ${entry.number}` : 'New entry';
   return (
     <div ref={box}>
-      <SubmitForm class="entry-form" onSubmit={() => void save.run()} problem={save.failure}>
+      <SubmitForm
+        class="entry-form"
+        onSubmit={() => void save.run()}
+        {...outcomeOf(save)}
+        operation={entry ? 'updateTopicEntry' : 'createTopicEntry'}
+      >
         <fieldset class="entry-editor">
           <legend>{label}</legend>
           <div>
             <Field
               label="Text"
               name="content/content"
-              failure={save.failure}
-              hint={`${limit ? `Up to ${limit.toLocaleString()} characters. ` : ''}Paragraphs (a blank line between), lists (- or 1.), **bold**, *italic*, [links](https://…)`}
+              hint="Paragraphs (a blank line between), lists (- or 1.), **bold**, *italic*, [links](https://…)"
             >
               {(control) => (
                 <>
                   <TextArea {...control} required value={text} onValue={setText} />
-                  <Length text={text} limit={limit} />
+                  <CharacterCount name="content/content" text={text} />
                 </>
               )}
             </Field>
             <div class="row">
-              <Field
-                label="Format"
-                name="content/type"
-                failure={save.failure}
-                hint="Either way, a page shows it as previewed"
-              >
+              <Field label="Format" name="content/type" hint="Either way, a page shows it as previewed">
                 {(control) => <Select {...control} value={type} choices={FORMATS} onValue={setType} />}
               </Field>
-              <Field label="Order" name="sortOrder" failure={save.failure} hint="Lower comes first">
+              <Field label="Order" name="sortOrder" hint="Lower comes first">
                 {(control) => (
                   <TextInput
                     {...control}
@@ -141,9 +126,7 @@ export function EntryForm({ topicId, entry, onSaved, onCancel }: EntryFormProps)
           </section>
         </fieldset>
         <div class="actions">
-          <button class="primary" type="submit" disabled={save.pending}>
-            {entry ? `Save entry ${entry.number}` : 'Add the entry'}
-          </button>
+          <Submit label={entry ? `Save entry ${entry.number}` : 'Add the entry'} pendingLabel="Saving…" />
           {onCancel && (
             <button type="button" onClick={onCancel}>
               Cancel

@@ -1,8 +1,16 @@
 import type { Brand, Topic, TopicCreate } from '@tailor/client';
 import { useId, useState } from 'preact/hooks';
-import type { Failure } from '../../api.ts';
-import { fieldRule, useApiSchemas } from '../../api-rules.ts';
-import { Checkbox, Field, SubmitForm, TextArea, TextInput } from '../../components/forms.tsx';
+import {
+  Checkbox,
+  Field,
+  FieldMessage,
+  outcomeOf,
+  Submit,
+  SubmitForm,
+  TextArea,
+  TextInput,
+} from '../../components/forms.tsx';
+import type { Action } from '../../hooks.ts';
 import { useBrands } from '../brands/names.tsx';
 
 /** What the form edits: a topic's fields, with its brand scoping as a choice and the brands chosen. */
@@ -41,7 +49,7 @@ export function bodyOf(draft: TopicDraft): Required<TopicCreate> {
   return {
     title: draft.title,
     purpose: draft.purpose,
-    // The API says what is wrong with an order that is not a whole number, beside its field.
+    // An order that is not a whole number is refused in the API's words, beside its field.
     sortOrder: draft.sortOrder.trim() === '' ? 0 : Number(draft.sortOrder),
     isDefault: draft.isDefault,
     brandIds: draft.scoped ? draft.brandIds : [],
@@ -62,14 +70,13 @@ interface BrandScopeProps {
   brandIds: string[];
   brands: Brand[];
   onChange: (scope: { scoped: boolean; brandIds: string[] }) => void;
-  error: string | undefined;
 }
 
 /**
  * Which brands' pages may draw on the topic: every brand, or those chosen from the brand profiles
  * (a brand id the topic has without a profile stays offered, by its id).
  */
-function BrandScope({ scoped, brandIds, brands, onChange, error }: BrandScopeProps) {
+function BrandScope({ scoped, brandIds, brands, onChange }: BrandScopeProps) {
   const name = useId();
   const profiles = new Set(brands.map((brand) => brand.brandId));
   const choices = [
@@ -119,55 +126,35 @@ function BrandScope({ scoped, brandIds, brands, onChange, error }: BrandScopePro
           )}
         </div>
       )}
-      {error && <p class="field-error">{error}</p>}
+      {/* An error may name the list or one of its items (/body/brandIds/2). */}
+      <FieldMessage name="brandIds" nested />
     </fieldset>
   );
 }
 
 interface TopicFormProps {
   initial: TopicDraft;
+  /** What the form sends, whose schema states its limits. */
+  operation: 'createTopic' | 'updateTopic';
   submitLabel: string;
-  failure: Failure | null;
-  pending: boolean;
-  onSubmit: (draft: TopicDraft) => void;
+  /** Sends the draft. */
+  save: Action<[TopicDraft]>;
 }
 
-/** " Up to 255 characters." for a field of TopicCreate, as the API's schema says; '' until it is read. */
-function useLengthLimits(): (field: keyof TopicCreate) => string {
-  const schemas = useApiSchemas();
-  return (field) => {
-    const limit = fieldRule(schemas, 'TopicCreate', field)?.maxLength;
-    return limit === undefined ? '' : ` Up to ${limit.toLocaleString()} characters.`;
-  };
-}
-
-export function TopicForm({ initial, submitLabel, failure, pending, onSubmit }: TopicFormProps) {
+export function TopicForm({ initial, operation, submitLabel, save }: TopicFormProps) {
   const [draft, setDraft] = useState(initial);
   const brands = useBrands();
-  const upTo = useLengthLimits();
   const set = (changes: Partial<TopicDraft>) => setDraft((current) => ({ ...current, ...changes }));
-  // An error may name the list or one of its items (/body/brandIds/2).
-  const brandsError = failure?.errors?.find((error) => error.path.startsWith('/body/brandIds'))?.message;
   return (
-    <SubmitForm onSubmit={() => onSubmit(draft)} problem={failure}>
+    <SubmitForm onSubmit={() => void save.run(draft)} {...outcomeOf(save)} operation={operation}>
       <div class="card">
         <div class="row">
-          <Field
-            label="Title"
-            name="title"
-            failure={failure}
-            hint={`What the knowledge is: Pricing, Security…${upTo('title')}`}
-          >
+          <Field label="Title" name="title" hint="What the knowledge is: Pricing, Security…">
             {(control) => (
               <TextInput {...control} required value={draft.title} onValue={(title) => set({ title })} />
             )}
           </Field>
-          <Field
-            label="Order"
-            name="sortOrder"
-            failure={failure}
-            hint="Lower comes first; equal orders put the newest first"
-          >
+          <Field label="Order" name="sortOrder" hint="Lower comes first; equal orders put the newest first">
             {(control) => (
               <TextInput
                 {...control}
@@ -180,12 +167,7 @@ export function TopicForm({ initial, submitLabel, failure, pending, onSubmit }: 
             )}
           </Field>
         </div>
-        <Field
-          label="Purpose"
-          name="purpose"
-          failure={failure}
-          hint={`What it is about and when generation should draw on it.${upTo('purpose')}`}
-        >
+        <Field label="Purpose" name="purpose" hint="What it is about and when generation should draw on it">
           {(control) => (
             <TextArea {...control} value={draft.purpose} onValue={(purpose) => set({ purpose })} />
           )}
@@ -197,17 +179,9 @@ export function TopicForm({ initial, submitLabel, failure, pending, onSubmit }: 
           onChecked={(isDefault) => set({ isDefault })}
         />
       </div>
-      <BrandScope
-        scoped={draft.scoped}
-        brandIds={draft.brandIds}
-        brands={brands.data ?? []}
-        onChange={set}
-        error={brandsError}
-      />
+      <BrandScope scoped={draft.scoped} brandIds={draft.brandIds} brands={brands.data ?? []} onChange={set} />
       <div class="actions">
-        <button class="primary" type="submit" disabled={pending}>
-          {pending ? 'Saving…' : submitLabel}
-        </button>
+        <Submit label={submitLabel} pendingLabel="Saving…" />
       </div>
     </SubmitForm>
   );

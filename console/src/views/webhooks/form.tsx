@@ -3,7 +3,7 @@ import { useId, useState } from 'preact/hooks';
 import type { Failure } from '../../api.ts';
 import { CopyField } from '../../components/copy.tsx';
 import { Checkbox, Field, FieldMessage, Submit, SubmitForm, TextInput } from '../../components/forms.tsx';
-import type { OperationId } from '../../request-schemas.ts';
+import type { OperationId } from '../../operation-schemas.ts';
 
 /** Every event kind a subscription can select, with what it tells (docs/webhooks.md). */
 const EVENT_KINDS: Record<EventKind, string> = {

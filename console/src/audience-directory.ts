@@ -1,7 +1,7 @@
 import type { Audience, Page } from '@tailor/client';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { type Failure, failureOf, type TailorClient, unwrap } from '../../api.ts';
-import { useSession } from '../../session.tsx';
+import { type Failure, failureOf, type TailorClient, unwrap } from './api.ts';
+import { useSession } from './session.tsx';
 
 /** An audience with the page it belongs to. */
 export interface PageAudience {

@@ -1,8 +1,14 @@
-import type { FieldError } from '../shared/errors.ts';
-import { countOf, lengthOf, nounOf, type Rules, shapeOf, unionOf } from '../shared/rules-in-words.ts';
+import type { FieldError } from './errors.ts';
+import { countOf, lengthOf, nounOf, numberInWords, type Rules, shapeOf, unionOf } from './rules-in-words.ts';
+import { stableStringify } from './stable-json.ts';
 
-/** An error of Ajv's, compiled with `verbose` (src/http/validation.ts): it carries its schema and value. */
-export interface AjvIssue {
+/**
+ * One error of a JSON Schema check as Ajv reports it when compiled with `verbose`
+ * (src/http/validation.ts): it carries its schema and value. The console's check before sending
+ * (schema-check.ts) reports TypeBox's errors in this form, so that a request refused by either
+ * reads the same.
+ */
+export interface SchemaIssue {
   keyword: string;
   instancePath: string;
   schemaPath: string;
@@ -25,11 +31,21 @@ function lengthIn(data: unknown): number {
 
 /** " (it has 112)": how much a value holds, beside a limit it passed. */
 function holding(data: unknown): string {
-  return ` (it has ${lengthIn(data)})`;
+  return ` (it has ${numberInWords(lengthIn(data))})`;
+}
+
+/**
+ * " (items 1 and 3 are alike)": the first item that repeats an earlier one, found in the value itself
+ * (checkers name different pairs of the same list).
+ */
+function repeated(data: unknown): string {
+  const items = Array.isArray(data) ? data.map(stableStringify) : [];
+  const later = items.findIndex((item, index) => items.indexOf(item) < index);
+  return later < 0 ? '' : ` (items ${items.indexOf(items[later] ?? '') + 1} and ${later + 1} are alike)`;
 }
 
 /** The message of one error, in words: what the value must be, with an example where it has a shape. */
-function messageOf(issue: AjvIssue): string {
+function messageOf(issue: SchemaIssue): string {
   const rules = issue.parentSchema ?? {};
   const { keyword, params, data } = issue;
   switch (keyword) {
@@ -59,7 +75,7 @@ function messageOf(issue: AjvIssue): string {
     case 'maxProperties':
       return `must have at most ${countOf(Number(params.limit), 'field')}${holding(data)}`;
     case 'uniqueItems':
-      return `must not hold the same value twice (items ${Number(params.j) + 1} and ${Number(params.i) + 1} are alike)`;
+      return `must not hold the same value twice${repeated(data)}`;
     default:
       return issue.message ?? 'is invalid';
   }
@@ -85,7 +101,7 @@ function fits(member: Rules, data: unknown): boolean {
  * one does (a nullable phone number given text is held to the phone number's shape); else one error
  * saying every member ("must be a date and time such as … or a timestamp such as …").
  */
-function unionErrors(issue: AjvIssue, found: Found[], path: string): Found[] {
+function unionErrors(issue: SchemaIssue, found: Found[], path: string): Found[] {
   const members = issue.parentSchema?.anyOf ?? [];
   const under = `${issue.schemaPath}/`;
   const fitting = members.flatMap((member, index) => (fits(member, issue.data) ? [index] : []));
@@ -98,11 +114,11 @@ function unionErrors(issue: AjvIssue, found: Found[], path: string): Found[] {
 }
 
 /**
- * Ajv's errors for one part of a request (`body`, `querystring`, `params`, `headers`) as field
+ * A check's errors for one part of a request (`body`, `querystring`, `params`, `headers`) as field
  * errors in words, each at its JSON pointer (`/body/name`); a field missing or unknown is named by
  * its own pointer.
  */
-export function fieldErrors(issues: AjvIssue[], part: string): FieldError[] {
+export function fieldErrors(issues: SchemaIssue[], part: string): FieldError[] {
   let found: Found[] = [];
   for (const issue of issues) {
     const field = issue.params.missingProperty ?? issue.params.additionalProperty;
