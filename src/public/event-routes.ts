@@ -36,7 +36,7 @@ export async function eventRoutes(app: Api, options: VisitorWrites): Promise<voi
       if (visitorLimits.on) {
         const visitor = { token: value, address: request.ip, sessionId };
         await visitorLimits.eventBatch(visitor, reply);
-        admitSession = () => visitorLimits.newSession(visitor, token.audienceId, reply);
+        admitSession = () => visitorLimits.newSession(visitor, token, reply);
       }
       const accepted = await recordVisit(db, visit, events, Date.now(), admitSession);
       app.metrics.eventsIngested.inc(accepted);
