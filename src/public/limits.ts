@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { clientKey } from '../http/client-address.ts';
 import { createQuota, createRateLimit, createTally } from '../http/rate-limit.ts';
 import { IN_LIFT, type LiftStanding } from '../resources/sessions/service.ts';
-import type { PageToken } from './token.ts';
+import type { Arm } from '../shared/arm.ts';
 
 /**
  * What one visit may write: the tracker sends a batch every 5 s and on visibility changes, for the
@@ -63,8 +63,15 @@ export interface VisitorLimits {
   newSession(origin: VisitorOrigin, page: ServedArm, reply?: FastifyReply): Promise<LiftStanding>;
 }
 
-/** What a page's token says of the arm a visitor was served, and how its audience splits them. */
-export type ServedArm = Pick<PageToken, 'audienceId' | 'arm' | 'holdoutPercent'>;
+/**
+ * What a page's token says of the arm a visitor was served, and how its audience splits them (the
+ * holdout, absent from tokens signed before they named it).
+ */
+export interface ServedArm {
+  audienceId: string;
+  arm: Arm;
+  holdoutPercent?: number;
+}
 
 /**
  * The most sessions of `visitors` new ones (those one address may start in an hour) that count
