@@ -175,3 +175,27 @@ export function createQuota(options: QuotaOptions): RateLimit {
     },
   };
 }
+
+/** Counts the uses of each key per window: for a limit whose size depends on each use. */
+export interface Tally {
+  /**
+   * Counts one use of `key` and answers how many it has had in the window, this one included;
+   * past `points` the answer is only known to be more than that.
+   */
+  count(key: string): Promise<number>;
+}
+
+/** A tally of uses per window of `windowSeconds` (fixed windows, from a key's first use). */
+export function createTally(options: Omit<QuotaOptions, 'counts'>): Tally {
+  const counter = limiter(options, 'tally', options.points, options.windowSeconds);
+  return {
+    async count(key) {
+      try {
+        return (await counter.consume(key)).consumedPoints;
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) return rejection.consumedPoints;
+        throw rejection;
+      }
+    },
+  };
+}

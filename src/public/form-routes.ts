@@ -33,7 +33,7 @@ export async function formRoutes(app: Api, options: FormRouteOptions): Promise<v
       const { visitorLimits } = options;
       const accepted = await submitForm(db, token, submission, {
         ...(visitorLimits.on && {
-          admitSession: () => visitorLimits.newSession(visitor, token.audienceId),
+          admitSession: () => visitorLimits.newSession(visitor, token),
         }),
       });
       app.metrics.formsIngested.inc();

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import binomialQuantile from '@stdlib/stats-base-dists-binomial-quantile';
 import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { clientKey } from '../http/client-address.ts';
-import { createQuota, createRateLimit } from '../http/rate-limit.ts';
+import { createQuota, createRateLimit, createTally } from '../http/rate-limit.ts';
+import { IN_LIFT, type LiftStanding } from '../resources/sessions/service.ts';
+import type { Arm } from '../shared/arm.ts';
 
 /**
  * What one visit may write: the tracker sends a batch every 5 s and on visibility changes, for the
@@ -10,12 +13,20 @@ import { createQuota, createRateLimit } from '../http/rate-limit.ts';
  * an error. A page's token is the same for every visitor of its link and arm (it is signed once,
  * when the page is rendered and kept: docs/public-pages.md), so a visit is its token and the session
  * it reports for (the client address for a form sent without one). New sessions are bounded per
- * client address and audience, so new session ids do not escape these limits.
+ * client address and audience, so new session ids do not escape these limits; of those, each arm
+ * counts toward lift only up to its share of the visitors the address may stand for.
  */
 const BATCHES_PER_SECOND_PER_VISIT = 1;
 const BATCH_BURST_PER_VISIT = 10;
 const FORMS_PER_VISIT = 3;
 const HOUR_S = 3600;
+/**
+ * Each arm of an audience counts toward lift, from one client address in an hour, the sessions that
+ * the address's visitors would put in it but once in a thousand hours (docs/analytics.md).
+ */
+const HONEST_QUANTILE = 0.999;
+/** The split of a token signed before tokens named their holdout: the widest, even one. */
+const UNNAMED_HOLDOUT_PERCENT = 50;
 
 export interface VisitorLimitOptions {
   /** False when TAILOR_PUBLIC_RATE_LIMIT_RPS is 0, which turns every limit of the visitor side off. */
@@ -44,8 +55,35 @@ export interface VisitorLimits {
   eventBatch(origin: VisitorOrigin, reply: FastifyReply): Promise<void>;
   /** Counts a form submission, per visit and per address. */
   formSubmission(origin: VisitorOrigin, reply: FastifyReply): Promise<void>;
-  /** Counts a session that a visitor starts for `audienceId`, per address and audience. */
-  newSession(origin: VisitorOrigin, audienceId: string, reply?: FastifyReply): Promise<void>;
+  /**
+   * Counts a session that a visitor starts on the page of `page`, per address and audience, and
+   * answers whether it counts toward lift: whether its arm has had no more of the address's new
+   * sessions this hour than the arm's share of its visitors allows (liftShare).
+   */
+  newSession(origin: VisitorOrigin, page: ServedArm, reply?: FastifyReply): Promise<LiftStanding>;
+}
+
+/**
+ * What a page's token says of the arm a visitor was served, and how its audience splits them (the
+ * holdout, absent from tokens signed before they named it).
+ */
+export interface ServedArm {
+  audienceId: string;
+  arm: Arm;
+  holdoutPercent?: number;
+}
+
+/**
+ * The most sessions of `visitors` new ones (those one address may start in an hour) that count
+ * toward the lift of the arm `page` was served in: the 99.9th percentile of how many of them the
+ * holdout's random split puts in that arm (binomial). An address can thus not choose its arms: what
+ * it reports in one arm beyond what its own visitors would, it reports for analytics only. Real
+ * visitors lose a session to it in fewer than one hour in a thousand, and only when the address
+ * starts its whole allowance of sessions.
+ */
+export function liftShare(visitors: number, page: Pick<ServedArm, 'arm' | 'holdoutPercent'>): number {
+  const held = (page.holdoutPercent ?? UNNAMED_HOLDOUT_PERCENT) / 100;
+  return binomialQuantile(HONEST_QUANTILE, visitors, page.arm === 'baseline' ? held : 1 - held);
 }
 
 /**
@@ -61,7 +99,7 @@ const NO_LIMITS: VisitorLimits = {
   on: false,
   eventBatch: async () => {},
   formSubmission: async () => {},
-  newSession: async () => {},
+  newSession: async () => IN_LIFT,
 };
 
 export function createVisitorLimits(options: VisitorLimitOptions): VisitorLimits {
@@ -87,6 +125,17 @@ export function createVisitorLimits(options: VisitorLimitOptions): VisitorLimits
     options.visitorsPerHour,
     'form submissions from one client address',
   );
+  const sessionsPerArm = createTally({
+    name: 'ip-arm-sessions',
+    points: options.visitorsPerHour,
+    windowSeconds: HOUR_S,
+    redis,
+  });
+  const standingOf = async (sessionsKey: string, page: ServedArm): Promise<LiftStanding> => {
+    if (options.visitorsPerHour === 0) return IN_LIFT;
+    const sessions = await sessionsPerArm.count(`${sessionsKey} ${page.arm}`);
+    return { inLift: sessions <= liftShare(options.visitorsPerHour, page) };
+  };
 
   return {
     on: true,
@@ -95,7 +144,10 @@ export function createVisitorLimits(options: VisitorLimitOptions): VisitorLimits
       await formsPerVisit.take(visitKey(origin), reply);
       await formsPerAddress.take(clientKey(origin.address), reply);
     },
-    newSession: ({ address }, audienceId, reply) =>
-      sessionsPerAddress.take(`${clientKey(address)} ${audienceId}`, reply),
+    async newSession({ address }, page, reply) {
+      const key = `${clientKey(address)} ${page.audienceId}`;
+      await sessionsPerAddress.take(key, reply);
+      return standingOf(key, page);
+    },
   };
 }

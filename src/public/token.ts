@@ -20,6 +20,12 @@ export interface PageToken {
   arm: Arm;
   /** The version the page showed; null in a token signed before tokens named it. */
   versionId: string | null;
+  /**
+   * The holdout share in effect when the page was served, 0-50: how the arms split the audience's
+   * visitors, which bounds each arm's share of one address's sessions toward lift. Absent from a
+   * token signed before tokens named it.
+   */
+  holdoutPercent?: number;
   /** Epoch milliseconds after which the token is refused. */
   expiresAt: number;
 }
@@ -37,6 +43,8 @@ interface Payload {
    * batch of events); absent from the tokens signed before it was added, which stay valid.
    */
   v?: string;
+  /** The holdout share, absent from the tokens signed before it was added, which stay valid. */
+  h?: number;
 }
 
 const VERSION_PREFIX = 'version_';
@@ -53,6 +61,7 @@ export function issueToken(signer: Signer, token: TokenInput): string {
     e: token.expiresAt,
     ...(token.arm === 'baseline' ? { b: 1 as const } : {}),
     ...(token.versionId ? { v: token.versionId.slice(VERSION_PREFIX.length) } : {}),
+    ...(token.holdoutPercent === undefined ? {} : { h: token.holdoutPercent }),
   };
   const encoded = Buffer.from(JSON.stringify(payload)).toString('base64url');
   return `${encoded}.${signer.sign(PURPOSE, encoded)}`;
@@ -93,6 +102,7 @@ function claimsOf(signer: Signer, value: string): PageToken | undefined {
     arm: payload.b === 1 ? 'baseline' : 'personalized',
     versionId: payload.v === undefined ? null : `${VERSION_PREFIX}${payload.v}`,
     expiresAt: payload.e,
+    ...(payload.h === undefined ? {} : { holdoutPercent: payload.h }),
   };
   // The key and the claims' strings, about twice the token's length in all.
   kept.set(value, claims, 4 * value.length);

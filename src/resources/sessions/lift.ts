@@ -10,7 +10,7 @@ import {
 } from './sequential.ts';
 import { chanceToBeat, chiSquarePValue, newcombeInterval, type Proportion } from './statistics.ts';
 import { armDailyTotals, armSessionTotals } from './store.ts';
-import type { Arm } from './tables.ts';
+import type { Arm, LiftArm } from './tables.ts';
 
 /**
  * The holdout share of an audience of the page, 0-50; not found when the page or the audience is
@@ -44,7 +44,9 @@ function emptyDays({ start, end }: Period): Map<number, Day> {
   return days;
 }
 
-function addTo(days: Map<number, Day>, day: number, arm: Arm, counts: Counts): void {
+/** Adds `counts` to the day's arm; sessions outside the lift (`none`) count in analytics only. */
+function addTo(days: Map<number, Day>, day: number, arm: LiftArm, counts: Counts): void {
+  if (arm === 'none') return;
   const into = days.get(day)?.[arm];
   if (!into) return;
   into.sessions += Number(counts.sessions);

@@ -37,6 +37,16 @@ export interface Visit {
   arm: Arm;
 }
 
+/**
+ * Whether a session that a batch starts counts toward its audience's lift, or in analytics only
+ * (docs/analytics.md#what-counts-toward-lift): the visitor side's limits answer it. A session
+ * already started keeps what it was started with.
+ */
+export type LiftStanding = { inLift: boolean };
+
+/** The standing of a session that nothing limits: every session counts toward lift. */
+export const IN_LIFT: LiftStanding = { inLift: true };
+
 /** What a session counts: the tracker's events, and a form submitted during it. */
 export type Recorded = SessionEvent | { type: 'form_submit' };
 
@@ -98,7 +108,7 @@ function apply(session: SessionRow, event: Recorded): void {
   }
 }
 
-function newSession(visit: Visit, now: number): SessionRow {
+function newSession(visit: Visit, now: number, { inLift }: LiftStanding): SessionRow {
   return {
     id: visit.sessionId,
     page_id: visit.pageId,
@@ -112,6 +122,7 @@ function newSession(visit: Visit, now: number): SessionRow {
     form_submits: 0,
     max_scroll_depth: 0,
     time_spent_ms: 0,
+    in_lift: inLift ? 1 : 0,
   };
 }
 
@@ -127,7 +138,10 @@ function played(before: SessionRow, events: Recorded[], now: number): SessionRow
   return after;
 }
 
-/** Moves the session's hour of the audience's rollup by the change in the session's share. */
+/**
+ * Moves the session's hour of the audience's rollup by the change in the session's share: under
+ * its arm when it counts toward lift, under `none` when it counts in analytics only.
+ */
 async function addChange(
   tx: TenantDb,
   audienceId: string,
@@ -136,7 +150,7 @@ async function addChange(
 ): Promise<void> {
   const hour = Math.floor(after.started_at / HOUR_MS) * HOUR_MS;
   const change = minus(contribution(after), before ? contribution(before) : NOTHING);
-  await addToHour(tx, audienceId, hour, after.arm, change);
+  await addToHour(tx, audienceId, hour, after.in_lift === 1 ? after.arm : 'none', change);
 }
 
 /**
@@ -150,22 +164,24 @@ async function addChange(
  *
  * The batch that starts a session (the tracker sends `session_start` in its first) nearly always
  * finds none: its session is inserted at once, unless one of that id is there, and read only then.
+ * A session it starts counts toward lift as `standing` says.
  */
 export async function recordSessionEvents(
   tx: TenantDb,
   visit: Visit,
   events: Recorded[],
   now: number,
+  standing: LiftStanding,
 ): Promise<void> {
   if (events.some((event) => event.type === 'session_start')) {
-    const started = played(newSession(visit, now), events, now);
+    const started = played(newSession(visit, now, standing), events, now);
     if (await insertNewSession(tx, started)) return addChange(tx, visit.audienceId, undefined, started);
   }
   const existing = await findSession(tx, visit.sessionId);
   if (existing && existing.audience_id !== visit.audienceId) {
     throw invalidField('/body/sessionId', 'belongs to another page; start a new session');
   }
-  const after = played(existing ?? newSession(visit, now), events, now);
+  const after = played(existing ?? newSession(visit, now, standing), events, now);
   await saveSession(tx, after, !existing);
   await addChange(tx, visit.audienceId, existing, after);
 }

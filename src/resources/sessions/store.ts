@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Selectable, sql } from 'kysely';
 import { columnsOf } from '../../db/compiled.ts';
 import { compiled, type TenantDb } from '../../db/tenant-db.ts';
 import type { Period } from './period.ts';
-import type { Arm, AudienceHourlyStatsTable, SessionsTable, SessionsTables } from './tables.ts';
+import type { AudienceHourlyStatsTable, LiftArm, SessionsTable, SessionsTables } from './tables.ts';
 
 export type SessionRow = Omit<Selectable<SessionsTable>, 'tenant_id'>;
 export type Totals = Omit<Selectable<AudienceHourlyStatsTable>, 'tenant_id' | 'audience_id' | 'hour' | 'arm'>;
@@ -20,6 +20,7 @@ const SESSION_COLUMNS = [
   'form_submits',
   'max_scroll_depth',
   'time_spent_ms',
+  'in_lift',
 ] as const;
 
 export const TOTAL_FIELDS = [
@@ -60,7 +61,7 @@ const updateSession = compiled((db: Db, p: SessionRow) =>
 );
 
 // Staged rather than added to the hourly row here: see AudienceStatChangesTable.
-const addTotals = compiled((db: Db, p: Totals & { audience_id: string; hour: number; arm: Arm }) =>
+const addTotals = compiled((db: Db, p: Totals & { audience_id: string; hour: number; arm: LiftArm }) =>
   db.insertInto('audience_stat_changes', {
     audience_id: p.audience_id,
     hour: p.hour,
@@ -99,14 +100,15 @@ export async function insertNewSession(db: Db, row: SessionRow): Promise<boolean
 }
 
 /**
- * Adds `delta` to the totals of one hour of the audience's sessions served `arm`: once the
- * transaction commits, on PostgreSQL (see AudienceStatChangesTable).
+ * Adds `delta` to the totals of one hour of the audience's sessions that count toward `arm` of its
+ * lift (`none`: analytics only): once the transaction commits, on PostgreSQL (see
+ * AudienceStatChangesTable).
  */
 export async function addToHour(
   db: Db,
   audienceId: string,
   hour: number,
-  arm: Arm,
+  arm: LiftArm,
   delta: Totals,
 ): Promise<void> {
   await db.run(addTotals, { ...delta, audience_id: audienceId, hour, arm });
@@ -206,9 +208,12 @@ export function sessionTotals(
     .execute();
 }
 
-/** Sessions and conversions of one arm of an audience over some span (a day, or part of one). */
+/**
+ * Sessions and conversions of one arm of an audience over some span (a day, or part of one); the
+ * sessions outside the lift are under `none`.
+ */
 export interface ArmCounts {
-  arm: Arm;
+  arm: LiftArm;
   /** The UTC day: epoch milliseconds divided by a day's. */
   day: number;
   sessions: number;
@@ -241,7 +246,10 @@ export async function armDailyTotals(
   return rows.map((row) => ({ ...row, day: Number(row.day) }));
 }
 
-/** Sessions and conversions of the audience per arm over the sessions that started in `span`. */
+/**
+ * Sessions and conversions of the audience per arm over the sessions that started in `span` and
+ * count toward its lift.
+ */
 export async function armSessionTotals(
   db: TenantDb<SessionsTables>,
   audienceId: string,
@@ -257,6 +265,7 @@ export async function armSessionTotals(
     .where('audience_id', '=', audienceId)
     .where('started_at', '>=', span.start)
     .where('started_at', '<', span.end)
+    .where('in_lift', '=', 1)
     .groupBy('arm')
     .execute();
 }

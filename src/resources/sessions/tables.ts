@@ -21,7 +21,19 @@ export interface SessionsTable {
   max_scroll_depth: number;
   /** Time the page was visible, in milliseconds. */
   time_spent_ms: number;
+  /**
+   * 1 when the session counts toward its audience's lift, 0 when its client address started it
+   * beyond its arm's share of the visitors the address may stand for (docs/analytics.md): it then
+   * counts in analytics only.
+   */
+  in_lift: number;
 }
+
+/**
+ * The arm a rollup row sums sessions of toward lift: the session's arm, or `none` for the sessions
+ * that count in analytics only (`in_lift` 0). Analytics sum every arm; the lift reads its two.
+ */
+export type LiftArm = Arm | 'none';
 
 /** What a rollup sums over the sessions of one audience and arm that started in its span. */
 interface SessionSums {
@@ -44,7 +56,7 @@ export interface AudienceHourlyStatsTable extends SessionSums {
   audience_id: string;
   /** Start of the hour, epoch milliseconds. */
   hour: number;
-  arm: Arm;
+  arm: LiftArm;
 }
 
 /**
@@ -56,7 +68,7 @@ export interface AudienceDailyStatsTable extends SessionSums {
   audience_id: string;
   /** Start of the UTC day, epoch milliseconds. */
   day: number;
-  arm: Arm;
+  arm: LiftArm;
 }
 
 /**

@@ -14,6 +14,7 @@ import * as logs from '../../resources/persons/log-service.ts';
 import type { Person } from '../../resources/persons/schema.ts';
 import type { AccountOfDomain } from '../../resources/persons/service.ts';
 import * as persons from '../../resources/persons/service.ts';
+import { IN_LIFT, type LiftStanding } from '../../resources/sessions/service.ts';
 import { emailDomain } from '../../shared/email.ts';
 import { AppError } from '../../shared/errors.ts';
 import { emitEvent } from '../events/payloads.ts';
@@ -44,9 +45,10 @@ async function countInSession(
   sessionId: string,
   origin: FormOrigin,
   at: number,
+  standing: LiftStanding,
 ): Promise<void> {
   try {
-    await recordFormInSession(db, { sessionId, ...origin }, at);
+    await recordFormInSession(db, { sessionId, ...origin }, at, standing);
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'validation_failed')) throw error;
   }
@@ -65,8 +67,8 @@ export async function submitForm(
   { now = Date.now(), admitSession }: { now?: number; admitSession?: SessionAdmission } = {},
 ): Promise<FormSubmissionAccepted> {
   const { sessionId } = input;
-  const counted =
-    sessionId !== undefined && (!admitSession || (await sessionAdmitted(db, sessionId, admitSession)));
+  const standing =
+    sessionId === undefined || !admitSession ? IN_LIFT : await sessionAdmitted(db, sessionId, admitSession);
   return db.transaction(async (tx) => {
     const submitted = await forms.storeSubmission(tx, origin, input, now);
     await emitEvent(tx, 'form.submitted', submitted);
@@ -76,7 +78,7 @@ export async function submitForm(
       { formSubmissionId: submitted.formSubmissionId },
       { maxAttempts: ENRICH_ATTEMPTS },
     );
-    if (counted && sessionId) await countInSession(tx, sessionId, origin, now);
+    if (standing && sessionId) await countInSession(tx, sessionId, origin, now, standing);
     return { formSubmissionId: submitted.formSubmissionId, submittedAt: submitted.submittedAt };
   });
 }

@@ -40,6 +40,8 @@ export interface TokenClaims {
   arm: Arm;
   /** The version the page shows. */
   versionId: string;
+  /** The holdout share in effect, 0-50, from which the visitor's arm was chosen. */
+  holdoutPercent: number;
 }
 
 /** What a visitor's page carries for the visitor side (src/public): its token, and the tracker. */
@@ -254,6 +256,7 @@ async function render(
   const origin = originOf(pages, address);
   const images = await resolveImageUrls(view.db, { signer, publicUrl: origin }, imageRefsOf(view));
   const expiresAt = now + visits.tokenValidMs;
+  const holdoutPercent = holdoutInEffect(view.audience);
   const token = visits.issueToken(
     {
       tenantId: view.tenant.tenantId,
@@ -262,6 +265,7 @@ async function render(
       pageLinkId: view.link.pageLinkId,
       arm: view.arm,
       versionId: view.versionId,
+      holdoutPercent,
     },
     expiresAt,
   );
@@ -272,7 +276,7 @@ async function render(
     tenant_id: view.tenant.tenantId,
     generation: generation?.generation ?? 0,
     audience_id: view.audience.audienceId,
-    holdout_percent: holdoutInEffect(view.audience),
+    holdout_percent: holdoutPercent,
     html,
     gzip: gzipSync(html, { level: constants.Z_BEST_COMPRESSION }),
     etag: createHash('sha256').update(html).digest('base64url').slice(0, 32),
