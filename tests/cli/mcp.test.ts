@@ -100,10 +100,16 @@ describe('tailor mcp', () => {
     expect(tool(tools, 'get_page').annotations?.readOnlyHint).toBe(true);
   });
 
-  it('docs/agents.md lists every tool, as a read or a write as it is', async () => {
+  it('docs/agents.md lists every tool with the effect its annotations say', async () => {
     const { tools } = await writer.listTools();
-    const kind = (t: Tool) => (t.annotations?.readOnlyHint ? 'read' : 'write');
-    const rows = fs.readFileSync('docs/agents.md', 'utf8').matchAll(/^\| `([a-z_]+)` \| (read|write) \|/gm);
+    const kind = ({ annotations }: Tool) => {
+      if (annotations?.readOnlyHint) return 'read';
+      if (!annotations?.destructiveHint) return 'create';
+      return annotations.idempotentHint ? 'change' : 'rewrite';
+    };
+    const rows = fs
+      .readFileSync('docs/agents.md', 'utf8')
+      .matchAll(/^\| `([a-z_]+)` \| (read|create|change|rewrite) \|/gm);
     expect(Object.fromEntries([...rows].map(([, name, documented]) => [name, documented]))).toEqual(
       Object.fromEntries(tools.map((t) => [t.name, kind(t)])),
     );
