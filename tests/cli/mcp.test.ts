@@ -190,7 +190,13 @@ describe('tailor mcp', () => {
       }),
     );
     expect(invalid).toBe(
-      'Validation failed (400 validation_failed): /body/holdoutPercent must be a whole number from 0 to 50\n/holdoutPercent: must be a whole number from 0 to 50',
+      'Invalid arguments for create_audience; nothing was sent:\n/holdoutPercent: must be a whole number from 0 to 50',
+    );
+    const refused = errorText(
+      await call(writer, 'create_audience', { page_id: pageId, personId: 'person_nobody' }),
+    );
+    expect(refused).toBe(
+      'Validation failed (400 validation_failed): /body/personId is not a person of your tenant\n/personId: is not a person of your tenant',
     );
 
     expect(errorText(await call(writer, 'no_such_tool', {}))).toMatch(/no tool no_such_tool/);
