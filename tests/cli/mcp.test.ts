@@ -100,10 +100,16 @@ describe('tailor mcp', () => {
     expect(tool(tools, 'get_page').annotations?.readOnlyHint).toBe(true);
   });
 
-  it('docs/agents.md lists every tool, as a read or a write as it is', async () => {
+  it('docs/agents.md lists every tool with the effect its annotations say', async () => {
     const { tools } = await writer.listTools();
-    const kind = (t: Tool) => (t.annotations?.readOnlyHint ? 'read' : 'write');
-    const rows = fs.readFileSync('docs/agents.md', 'utf8').matchAll(/^\| `([a-z_]+)` \| (read|write) \|/gm);
+    const kind = ({ annotations }: Tool) => {
+      if (annotations?.readOnlyHint) return 'read';
+      if (!annotations?.destructiveHint) return 'create';
+      return annotations.idempotentHint ? 'change' : 'rewrite';
+    };
+    const rows = fs
+      .readFileSync('docs/agents.md', 'utf8')
+      .matchAll(/^\| `([a-z_]+)` \| (read|create|change|rewrite) \|/gm);
     expect(Object.fromEntries([...rows].map(([, name, documented]) => [name, documented]))).toEqual(
       Object.fromEntries(tools.map((t) => [t.name, kind(t)])),
     );
@@ -184,7 +190,13 @@ describe('tailor mcp', () => {
       }),
     );
     expect(invalid).toBe(
-      'Validation failed (400 validation_failed): /body/holdoutPercent must be a whole number from 0 to 50\n/holdoutPercent: must be a whole number from 0 to 50',
+      'Invalid arguments for create_audience; nothing was sent:\n/holdoutPercent: must be a whole number from 0 to 50',
+    );
+    const refused = errorText(
+      await call(writer, 'create_audience', { page_id: pageId, personId: 'person_nobody' }),
+    );
+    expect(refused).toBe(
+      'Validation failed (400 validation_failed): /body/personId is not a person of your tenant\n/personId: is not a person of your tenant',
     );
 
     expect(errorText(await call(writer, 'no_such_tool', {}))).toMatch(/no tool no_such_tool/);

@@ -61,6 +61,18 @@ describe('page links', () => {
     expect(response.body.pageLinkId).toMatch(/^pagelink_[a-z0-9]{26}$/);
   });
 
+  it('creates with an Idempotency-Key, and replays the link to a retry (the address read before the write)', async () => {
+    const body = { path: uniquePath(), target: target() };
+    const headers = { 'idempotency-key': `link-${counter}` };
+    const first = await api.post('/v0/page_links', body, { headers });
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.body.url).toMatch(new RegExp(`${body.path}$`));
+    const retry = await api.post('/v0/page_links', body, { headers });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual(first.body);
+  });
+
   it('accepts the root path and a tenantDomainId, and tells where each is served', async () => {
     const tenant = await server.newTenant();
     const { slug } = (await tenant.get('/v0/tenant')).body;
