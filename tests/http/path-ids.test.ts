@@ -8,7 +8,15 @@ import { uploadImage } from '../helpers/images.ts';
 import { inlineSchemaReferences } from '../helpers/openapi.ts';
 import { publishLinkedPage } from '../helpers/pages.ts';
 import { startReceiver } from '../helpers/receiver.ts';
-import { type Client, ok, onPostgres, startServer, TEST_SECRET, type TestServer } from '../helpers/server.ts';
+import {
+  type Client,
+  ok,
+  onPostgres,
+  type Response,
+  startServer,
+  TEST_SECRET,
+  type TestServer,
+} from '../helpers/server.ts';
 
 /**
  * Path parameters are ids, nothing else (decisions §9): every operation of the served document
@@ -52,7 +60,7 @@ afterAll(async () => {
 
 /** One resource of every kind a path names, linked as a user links them. */
 async function seed(): Promise<void> {
-  const created = (request: Promise<{ status: number; body: any }>) => ok(request, 201);
+  const created = (request: Promise<Response>) => ok(request, 201);
   const account = await created(api.post('/v0/accounts', { domain: 'acme.example', name: 'Acme' }));
   const person = await created(api.post('/v0/persons', { name: 'Ada', email: 'ada@acme.example' }));
   const log = await created(api.post(`/v0/persons/${person.personId}/logs`, { text: 'Met at the fair' }));
