@@ -16,6 +16,7 @@ import { idempotentPosts } from './http/idempotency.ts';
 import { type LoggerSetting, requestLogging } from './http/logging.ts';
 import { countRequests, type Metrics, registerMetrics } from './http/metrics.ts';
 import { registerOpenApi } from './http/openapi.ts';
+import { refuseMalformedPathParameters } from './http/path-parameters.ts';
 import { createRateLimit, type RateLimit } from './http/rate-limit.ts';
 import { Problem } from './http/schemas.ts';
 import { refuseUnsafeText } from './http/text.ts';
@@ -175,6 +176,7 @@ function baseServer(options: AppOptions) {
   app.setValidatorCompiler(validatorCompiler);
   acceptJsonBodies(app, BODY_LIMIT);
   refuseUnsafeText(app);
+  refuseMalformedPathParameters(app);
   registerErrorHandling(app, (error) => options.database.isUnavailable(error));
   drainOnShutdown(app);
   // One hook for what every request of either listener is checked for as it arrives (each hook is a

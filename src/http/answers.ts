@@ -133,6 +133,9 @@ export const HEADERS: Record<string, Json> = {
   },
 };
 
+/** Where an operation refers to the Idempotency-Key parameter, under components.parameters. */
+export const IDEMPOTENCY_KEY_REF = '#/components/parameters/IdempotencyKey';
+
 /** The request header that makes a POST idempotent (decisions §2), once under components.parameters. */
 export const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
@@ -220,7 +223,7 @@ export class Answers {
     if (variant.idempotent) {
       operation.parameters = [
         ...(operation.parameters ?? []),
-        { $ref: '#/components/parameters/IdempotencyKey' } as { in?: string },
+        { $ref: IDEMPOTENCY_KEY_REF } as { in?: string },
       ];
     }
   }

@@ -77,10 +77,17 @@ export function acceptJsonBodies(app: FastifyInstance, limit: number): void {
   });
 }
 
+/** What a beacon's body may be sent as: JSON, or JSON as text/plain. */
+const BEACON_MEDIA_TYPES = ['application/json', 'text/plain'];
+
 /**
  * JSON sent as text/plain, as navigator.sendBeacon sends a string body, read like any JSON body, up
- * to the route's body limit.
+ * to the route's body limit. The routes' bodies declare both media types, so that the document says
+ * what the server takes. Call before routes are registered.
  */
 export function acceptBeaconBodies(scope: FastifyInstance): void {
   scope.addContentTypeParser('text/plain', { parseAs: 'buffer' }, jsonParser(scope));
+  scope.addHook('onRoute', (route) => {
+    if (route.schema?.body) route.schema = { ...route.schema, consumes: BEACON_MEDIA_TYPES };
+  });
 }

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema, RouteOptions } from 'fastify';
-import { Answers, HEADERS, IDEMPOTENCY_KEY_PARAMETER, RATE_LIMITED } from './answers.ts';
+import { Answers, HEADERS, IDEMPOTENCY_KEY_PARAMETER, IDEMPOTENCY_KEY_REF, RATE_LIMITED } from './answers.ts';
 import { EMPTY_BODY_NAME, Problem } from './schemas.ts';
 
 const DESCRIPTION = `Tailor keeps marketing pages, generates a personalized version of a page for each audience,
@@ -11,8 +11,9 @@ through signed webhooks.
 
 Every /v0 endpoint except /v0/public/* needs an API key in the \`x-api-key\` header. Errors are RFC 9457
 problem details (\`application/problem+json\`) with a stable \`code\`. Timestamps are "+" followed by Unix
-epoch milliseconds. Lists are keyset-paginated: pass \`nextCursor\` back as \`cursor\`. Every POST accepts an
-\`Idempotency-Key\` header. Responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and \`RateLimit-Reset\`.
+epoch milliseconds. Lists are keyset-paginated: pass \`nextCursor\` back as \`cursor\`. Path parameters are ids:
+a value of another form is a 404. Responses carry \`RateLimit-Limit\`, \`RateLimit-Remaining\` and
+\`RateLimit-Reset\`.
 
 Operations are named \`verbNoun\` (\`createPerson\`, \`listPersons\`, \`publishPage\`); every body is a named
 schema under \`components.schemas\`; the \`webhooks\` section lists each event kind Tailor sends.`;
@@ -199,6 +200,26 @@ function declareContentType(operation: Json): void {
   operation.parameters = [...((operation.parameters as unknown[]) ?? []), parameter];
 }
 
+/**
+ * The overview's word on `Idempotency-Key`: exactly the POSTs that declare it (src/http/answers.ts
+ * gives it to every keyed POST), and the POSTs that do not.
+ */
+function idempotencyOverview(paths: Record<string, Json>): string {
+  const posts = Object.entries(paths).flatMap(([path, pathItem]) =>
+    pathItem.post ? [{ path, operation: pathItem.post as Json }] : [],
+  );
+  const honours = ({ operation }: { operation: Json }) =>
+    ((operation.parameters ?? []) as Json[]).some((parameter) => parameter.$ref === IDEMPOTENCY_KEY_REF);
+  const listed = (chosen: typeof posts) =>
+    chosen.map(({ path, operation }) => `- \`POST ${path}\` (\`${operation.operationId}\`)`).join('\n');
+  const others = posts.filter((post) => !honours(post));
+  return [
+    'An `Idempotency-Key` header makes a POST safe to retry: the first answer is kept 24 hours and replayed to a retry with the same key and body. Exactly these POSTs honour it, each declaring the header:',
+    listed(posts.filter(honours)),
+    ...(others.length ? ['These POSTs, which take no API key, do not:', listed(others)] : []),
+  ].join('\n\n');
+}
+
 /** Every operation under a tag the document describes: a tag named nowhere else is a mistake. */
 function checkTags(path: string, method: string, operation: Json): void {
   const tags = (operation.tags ?? []) as string[];
@@ -231,6 +252,10 @@ function finishDocument(document: Json, webhooks: Record<string, WebhookPathItem
   const components = document.components as Json;
   return {
     ...document,
+    info: {
+      ...(document.info as Json),
+      description: `${DESCRIPTION}\n\n${idempotencyOverview(document.paths as Record<string, Json>)}`,
+    },
     tags: TAGS,
     webhooks,
     components: {

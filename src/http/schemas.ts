@@ -7,6 +7,7 @@ import {
   type TUnion,
   Type,
 } from 'typebox';
+import type { IdPrefix } from '../shared/ids.ts';
 
 /**
  * Shapes shared by every resource's schemas. A schema given a `title` is a named shape: the OpenAPI
@@ -68,12 +69,18 @@ export const HttpUrl = Type.String({
 const EXAMPLE_ULID = '01jdq4b7e2g5j8k1m3n6p9r2s4';
 
 /**
+ * The body of every id: a ULID as src/shared/ids.ts mints it, 26 characters of lowercase Crockford
+ * base32 (digits and letters but i, l, o and u).
+ */
+const ULID_BODY = '[0-9a-hjkmnp-tv-z]{26}';
+
+/**
  * The id of a `prefix` ("person"), held to its form, `meaning` saying what it stands for: "Only the
  * audiences made for this person".
  */
-export const IdString = (prefix: string, meaning: string) =>
+export const IdString = (prefix: IdPrefix, meaning: string) =>
   Type.String({
-    pattern: `^${prefix}_[a-z0-9]{26}$`,
+    pattern: `^${prefix}_${ULID_BODY}$`,
     description: `${/^[aeiou]/.test(prefix) ? 'An' : 'A'} ${prefix} id such as ${prefix}_${EXAMPLE_ULID}. ${meaning}`,
     examples: [`${prefix}_${EXAMPLE_ULID}`],
   });
@@ -125,19 +132,53 @@ export const DEFAULT_PAGE_SIZE = 20;
 
 export const PageQuery = {
   cursor: Type.Optional(Type.String({ description: 'nextCursor of the previous page' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE })),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100,
+      default: DEFAULT_PAGE_SIZE,
+      description: `How many items to answer, 1 to 100; ${DEFAULT_PAGE_SIZE} when not given`,
+    }),
+  ),
 };
 
 export const SearchQuery = Type.Optional(
   Type.String({ maxLength: 200, description: 'Case-insensitive substring match; empty means no filter' }),
 );
 
-export const IdParams = <K extends string>(...names: K[]) =>
+/**
+ * Every id a path names, declared once: its form and what it names. A path parameter is an id and
+ * nothing else (decisions §9): a value of another form, `..` included, names nothing and is a 404
+ * before the body is read (src/http/path-parameters.ts).
+ */
+const PATH_IDS = {
+  account_id: IdString('account', 'The account'),
+  asset_id: IdString('asset', 'The asset'),
+  audience_id: IdString('audience', 'An audience of the page'),
+  brand_id: Type.String({
+    pattern: '^(?!\\.{1,2}$)[A-Za-z0-9._-]{1,64}$',
+    description:
+      "A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-', but not '.' or '..'. The brand, named by the client (the pages' brandId)",
+    examples: ['acme-retail'],
+  }),
+  delivery_id: IdString('delivery', 'A delivery of the webhook subscription'),
+  file_id: IdString('file', 'The file'),
+  form_submission_id: IdString('form', 'The form submission'),
+  page_id: IdString('page', 'The page'),
+  page_link_id: IdString('pagelink', 'The page link'),
+  person_id: IdString('person', 'The person'),
+  person_log_id: IdString('personlog', "An entry of the person's log"),
+  subscription_id: IdString('whsub', 'The webhook subscription'),
+  tenant_domain_id: IdString('domain', 'The tenant domain'),
+  topic_entry_id: IdString('topicentry', 'An entry of the topic'),
+  topic_id: IdString('topic', 'The topic'),
+  version_id: IdString('version', 'A version of the audience'),
+};
+
+/** The path parameters of a route, each an id of PATH_IDS. */
+export const IdParams = <K extends keyof typeof PATH_IDS>(...names: K[]) =>
   Type.Object(
-    Object.fromEntries(names.map((name) => [name, Type.String()])) as Record<
-      K,
-      ReturnType<typeof Type.String>
-    >,
+    Object.fromEntries(names.map((name) => [name, PATH_IDS[name]])) as { [N in K]: (typeof PATH_IDS)[N] },
   );
 
 /** The body of an action (publish, archive…): optional, so the OpenAPI document marks it not required. */

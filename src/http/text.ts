@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError, invalidField } from '../shared/errors.ts';
+import { invalidField } from '../shared/errors.ts';
 
 /**
  * Text that no database keeps as sent: U+0000 (PostgreSQL refuses it) and halves of a surrogate
@@ -84,11 +84,12 @@ function badlyEncodedParameter(url: string): string | undefined {
   return undefined;
 }
 
-/** Refuses unsafe text in every request's path parameters, query string and body, before validation. */
+/**
+ * Refuses unsafe text in every request's query string and body, before validation (path parameters:
+ * src/http/path-parameters.ts).
+ */
 export function refuseUnsafeText(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
-    if (unsafeTextAt(request.params, '/params'))
-      throw new AppError('not_found', 'A path parameter is malformed: nothing is found there');
     const badlyEncoded = badlyEncodedParameter(request.url);
     if (badlyEncoded !== undefined)
       throw invalidField(`/querystring/${pointer(badlyEncoded)}`, 'must be percent-encoded UTF-8');

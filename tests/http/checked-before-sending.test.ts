@@ -127,15 +127,6 @@ const refused: [string, Case][] = [
     },
   ],
   [
-    "a path parameter's shape",
-    {
-      operationId: 'putBrand',
-      method: 'PUT',
-      url: `/v0/brands/${encodeURIComponent('not a brand!')}`,
-      parts: { params: { brand_id: 'not a brand!' }, body: { name: 'Acme' } },
-    },
-  ],
-  [
     "a query parameter's range",
     {
       operationId: 'listPages',
@@ -152,6 +143,18 @@ describe("the console's check before sending", () => {
     expect(sent.status, JSON.stringify(sent.body)).toBe(400);
     expect(before.length).toBeGreaterThan(0);
     expect(before).toEqual(sorted(sent.body.errors));
+  });
+
+  it('refuses a path parameter of the wrong shape, which the API answers 404 (it names nothing)', async () => {
+    const { before, sent } = await checkedAndSent({
+      operationId: 'putBrand',
+      method: 'PUT',
+      url: `/v0/brands/${encodeURIComponent('not a brand!')}`,
+      parts: { params: { brand_id: 'not a brand!' }, body: { name: 'Acme' } },
+    });
+    expect(before.map((error) => error.path)).toEqual(['/params/brand_id']);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(404);
+    expect(sent.body.code).toBe('not_found');
   });
 
   it('passes what the API takes', async () => {

@@ -66,15 +66,11 @@ describe('a value of the wrong shape', () => {
     expect(onlyError(await patch({ phoneNumber: 4420 })).message).toBe(`${PHONE_WORDS}, or null`);
   });
 
-  it('a colour, a brand id in the path, an email, an id in a query', async () => {
+  it('a colour, an email, an id in a query', async () => {
     const put = (brandId: string, body: unknown) => api.request('PUT', `/v0/brands/${brandId}`, { body });
     expect(onlyError(await put('acme', { name: 'Acme', colors: { primary: 'red' } }))).toEqual({
       path: '/body/colors/primary',
       message: 'must be a colour such as #3730a3: "#" and six hexadecimal digits (0-9, a-f)',
-    });
-    expect(onlyError(await put('acme%20retail', { name: 'Acme' }))).toEqual({
-      path: '/params/brand_id',
-      message: "must be a brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-'",
     });
     expect(onlyError(await api.post('/v0/persons', { name: 'Ada', email: 'ada' })).message).toBe(
       'must be an email address such as jane@acme.com',

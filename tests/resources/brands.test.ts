@@ -84,9 +84,19 @@ describe('PUT /v0/brands/{brand_id}', () => {
   });
 
   it.each([
-    ['a brand id over 64 characters', 'x'.repeat(65), { name: 'A' }],
-    ['a brand id with a space', 'a%20b', { name: 'A' }],
-    ['a brand id with a slash', 'a%2Fb', { name: 'A' }],
+    ['over 64 characters', 'x'.repeat(65)],
+    ['with a space', 'a%20b'],
+    ['with a slash', 'a%2Fb'],
+    ['of two dots', '%2E%2E'],
+  ])('answers a brand id %s 404 not_found (it names nothing) and makes nothing', async (_label, id) => {
+    const client = await server.newTenant();
+    const response = await client.request('PUT', `/v0/brands/${id}`, { body: { name: 'A' } });
+    expect(response.status).toBe(404);
+    expect(response.body.code).toBe('not_found');
+    expect((await client.get('/v0/brands')).body.totalCount).toBe(0);
+  });
+
+  it.each([
     ['no name', 'ok', {}],
     ['an empty name', 'ok', { name: '' }],
     ['a name over 255 characters', 'ok', { name: 'n'.repeat(256) }],

@@ -1,14 +1,6 @@
 import { paginate } from '../../http/pagination.ts';
 import type { Api } from '../../http/types.ts';
-import {
-  Brand,
-  BrandDeleted,
-  BrandInput,
-  BrandList,
-  BrandListQuery,
-  BrandParams,
-  BrandPutParams,
-} from './schema.ts';
+import { Brand, BrandDeleted, BrandInput, BrandList, BrandListQuery, BrandParams } from './schema.ts';
 import { getBrand, type LogoCheck, listAllBrands, putBrand, removeBrand } from './service.ts';
 
 const tags = ['Brands'];
@@ -25,7 +17,7 @@ export async function brandRoutes(api: Api, { checkLogo }: { checkLogo: LogoChec
         summary: 'Create or replace a brand profile',
         description:
           'The profile of the pages whose `brandId` is this id: their header, footer and colors, and the voice generation follows. The whole profile is replaced: a field left out is cleared. 201 when the profile is new, 200 when it replaced one. `logoAssetId` must be an active image asset of your tenant (400).',
-        params: BrandPutParams,
+        params: BrandParams,
         body: BrandInput,
         response: { 200: Brand, 201: Brand },
       },

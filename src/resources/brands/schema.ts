@@ -1,13 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { HttpUrl, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
+import { HttpUrl, IdParams, Nullable, PagedList, PageQuery, Timestamp } from '../../http/schemas.ts';
 
-export const BRAND_ID_PATTERN = '^[A-Za-z0-9._-]{1,64}$';
-
-const BrandIdParam = Type.String({
-  pattern: BRAND_ID_PATTERN,
-  description: "A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-'. The pages' brandId",
-  examples: ['acme-retail'],
-});
 const COLOR_SHAPE = 'A colour such as #3730a3: "#" and six hexadecimal digits (0-9, a-f)';
 const Color = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', description: COLOR_SHAPE, examples: ['#3730a3'] });
 
@@ -81,6 +74,4 @@ export const BrandDeleted = Type.Object(
 
 export const BrandList = PagedList(Brand, { title: 'BrandList' });
 export const BrandListQuery = Type.Object({ ...PageQuery });
-/** PUT names a brand (a malformed id is a 400); GET and DELETE look one up (a 404). */
-export const BrandPutParams = Type.Object({ brand_id: BrandIdParam });
-export const BrandParams = Type.Object({ brand_id: Type.String() });
+export const BrandParams = IdParams('brand_id');

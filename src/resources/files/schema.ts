@@ -42,19 +42,20 @@ export const UploadBody = Type.Unsafe<Buffer>({
 
 /** The query of a signed download link (as the service makes it: a changed value voids the signature). */
 const linkFields = {
-  tenant: Type.String({ minLength: 1 }),
+  tenant: Type.String({ minLength: 1, description: 'The tenant id of the file' }),
   expires: Type.Integer({ minimum: 0, description: 'Unix epoch milliseconds' }),
-  signature: Type.String({ minLength: 1 }),
+  signature: Type.String({ minLength: 1, description: 'The signature over every other part of the link' }),
 };
+const LinkFormat = Type.Enum(IMAGE_FORMAT_NAMES, { description: 'The format of the bytes' });
 
 export const PreviewDownloadQuery = Type.Object(linkFields);
 /** The query of a page image's link: no expiry, the file's deletion ends it (download-links.ts). */
 export const ImageLinkQuery = Type.Object({
   tenant: linkFields.tenant,
-  type: Type.Enum(IMAGE_FORMAT_NAMES),
+  type: LinkFormat,
   signature: linkFields.signature,
 });
 export const OriginalDownloadQuery = Type.Object({
   ...linkFields,
-  type: Type.Enum(IMAGE_FORMAT_NAMES),
+  type: LinkFormat,
 });

@@ -272,7 +272,7 @@ export type PageUpdate = Static<typeof PageUpdate>;
 export const PageListQuery = Type.Object({
   ...PageQuery,
   query: SearchQuery,
-  status: Type.Optional(PageStatus),
+  status: Type.Optional({ ...PageStatus, description: 'Only the pages in this status' }),
 });
 
 export const PageSearchQuery = Type.Object({

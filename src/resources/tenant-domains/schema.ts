@@ -41,10 +41,12 @@ export const TenantDomainList = PagedList(TenantDomain, { title: 'TenantDomainLi
 export const TenantDomainListQuery = Type.Object(PageQuery);
 export const TenantDomainParams = IdParams('tenant_domain_id');
 
-export const HostnameParams = Type.Object({ hostname: Type.String({ maxLength: 253 }) });
-export const HostnameQuery = Type.Object({
-  domain: Type.String({ maxLength: 253, description: 'The hostname to check (as a TLS proxy sends it)' }),
+const CheckedHostname = Type.String({
+  maxLength: 253,
+  description: 'The hostname to check (as a TLS proxy sends it)',
 });
+export const HostnameParams = Type.Object({ hostname: CheckedHostname });
+export const HostnameQuery = Type.Object({ domain: CheckedHostname });
 export const HeldHostname = Type.Object(
   { hostname: Type.String() },
   { title: 'HeldHostname', description: 'A tenant holds this hostname: its pages are served there' },
