@@ -61,19 +61,6 @@ describe('page links', () => {
     expect(response.body.pageLinkId).toMatch(/^pagelink_[a-z0-9]{26}$/);
   });
 
-  it('answers a create sent with an Idempotency-Key, and replays it (the typed client keys every POST)', async () => {
-    const domain = await newDomain(api);
-    for (const tenantDomainId of [undefined, domain.tenantDomainId]) {
-      const body = { path: uniquePath(), target: target(), tenantDomainId };
-      const headers = { 'idempotency-key': `link-${body.path}` };
-      const created = await api.post('/v0/page_links', body, { headers });
-      expect(created.status, JSON.stringify(created.body)).toBe(201);
-      const replayed = await api.post('/v0/page_links', body, { headers });
-      expect(replayed.headers.get('idempotent-replayed')).toBe('true');
-      expect(replayed.body).toEqual(created.body);
-    }
-  });
-
   it('accepts the root path and a tenantDomainId, and tells where each is served', async () => {
     const tenant = await server.newTenant();
     const { slug } = (await tenant.get('/v0/tenant')).body;

@@ -141,9 +141,6 @@ export async function createPageLink(
   assertServablePath(path, tenantDomainId);
   await needs.assertTarget(db, input.target.audienceId, '/body/target/audienceId');
   if (tenantDomainId !== null) await needs.assertDomain(db, tenantDomainId, '/body/tenantDomainId');
-  // The addresses before the write: the tenant's slug is read outside the request's transaction,
-  // which a keyed request opens at its first write, and on SQLite that read would wait for it forever.
-  const prefixes = await needs.prefixes(db, tenantDomainId === null ? [] : [tenantDomainId]);
   const now = Date.now();
   const row: PageLinkRow = {
     id: newId('pagelink'),
@@ -155,7 +152,7 @@ export async function createPageLink(
     deleted_at: null,
   };
   await withFreePath(db, { path, tenantDomainId }, () => insertPageLink(db, row));
-  return present(row, prefixes);
+  return presentOne(db, row, needs);
 }
 
 /** Deleted links are still readable, with their deletedAt. */
