@@ -6,7 +6,7 @@ const databases = ['sqlite', ...(process.env.TEST_DATABASE_URL ? ['postgres'] : 
 /**
  * The fast lane (`npm run test:quick`, TAILOR_TEST_LANE=quick) leaves out what drives whole
  * processes or a browser for minutes: Chromium, crashes and cuts, the fuzzer, the walks through the
- * docs and the CLI's processes. `npm test` runs everything.
+ * docs, the CLI's processes and the typed client packed and installed. `npm test` runs everything.
  */
 const SLOW = [
   'tests/browser/**',
@@ -15,6 +15,7 @@ const SLOW = [
   'tests/docs/getting-started.test.ts',
   'tests/docs/caddy.test.ts',
   'tests/cli/**',
+  'tests/client/package.test.ts',
 ];
 const quick = process.env.TAILOR_TEST_LANE === 'quick';
 

@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { TailorProblem } from '@tailor/client';
+import { TailorError, TailorProblem } from '@tailor/client';
 import { type ClientConfig, ConfigError } from '../config.ts';
 import { mcpServer, openToolbox, type Toolbox } from '../mcp/server.ts';
 
@@ -10,6 +10,8 @@ async function toolbox({ url, apiKey }: ClientConfig): Promise<Toolbox> {
   } catch (error) {
     if (error instanceof TailorProblem)
       throw new ConfigError('TAILOR_API_KEY', `was refused by ${url}: ${error.problem.detail}`);
+    if (error instanceof TailorError)
+      throw new ConfigError('TAILOR_URL', `${url} could not be used: ${error.message}`);
     const cause = error instanceof Error ? (error.cause ?? error) : error;
     throw new ConfigError('TAILOR_URL', `${url} could not be used: ${String(cause)}`);
   }

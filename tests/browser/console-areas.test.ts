@@ -1,6 +1,6 @@
+import { verifyWebhook } from '@tailor/client';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyWebhook } from '../../clients/typescript/src/index.ts';
 import { issueKey } from '../../src/resources/api-keys/service.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { anyTables } from '../helpers/any-tables.ts';

@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createTailorClient,
   type PageCreate,
@@ -8,7 +7,8 @@ import {
   unwrap,
   verifyWebhook,
   WebhookVerificationError,
-} from '../../clients/typescript/src/index.ts';
+} from '@tailor/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver } from '../helpers/receiver.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 

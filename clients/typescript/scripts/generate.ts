@@ -8,6 +8,7 @@ import { openApiDocument } from '../../../src/cli/openapi.ts';
 /** The committed output, next to the client that imports it. */
 export const SCHEMA_FILE = fileURLToPath(new URL('../src/schema.ts', import.meta.url));
 
+const PACKAGE_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const REPOSITORY_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const BIOME = createRequire(import.meta.url).resolve('@biomejs/biome/bin/biome');
 
@@ -45,7 +46,18 @@ export async function currentSchema(): Promise<string> {
   return generateSchema(JSON.stringify(await openApiDocument()));
 }
 
+/** Builds dist/ from the new types, so that the server's MCP tools and the console import them. */
+function build(): void {
+  try {
+    execFileSync('npm', ['run', 'build'], { cwd: PACKAGE_ROOT, stdio: 'inherit' });
+  } catch {
+    console.error(`${SCHEMA_FILE} is written, but the build failed: fix it, then run npm run build:client`);
+    process.exit(1);
+  }
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   fs.writeFileSync(SCHEMA_FILE, await currentSchema());
   console.log(`Wrote ${SCHEMA_FILE}`);
+  build();
 }

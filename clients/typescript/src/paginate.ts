@@ -1,7 +1,7 @@
 import type { FetchOptions } from 'openapi-fetch';
-import type { TailorClient } from './client.ts';
-import { failure } from './problem.ts';
-import type { paths } from './schema.ts';
+import type { TailorClient } from './client.js';
+import { failure } from './problem.js';
+import type { paths } from './schema.js';
 
 interface ListPage {
   items: unknown[];

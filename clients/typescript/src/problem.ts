@@ -1,22 +1,5 @@
-import type { FieldError, Problem } from './schema.ts';
-
-/** A failed request: the API's problem document (docs/api.md, Errors), with its fields at hand. */
-export class TailorProblem extends Error {
-  override readonly name = 'TailorProblem';
-  /** The HTTP status, as in the problem. */
-  readonly status: number;
-  /** The stable error code (`validation_failed`, `not_found`, `conflict`…): match on it. */
-  readonly code: string;
-  /** The invalid fields of a `validation_failed`, as JSON pointers into the request; empty otherwise. */
-  readonly errors: FieldError[];
-
-  constructor(readonly problem: Problem) {
-    super(`${problem.status} ${problem.code}: ${problem.detail}`);
-    this.status = problem.status;
-    this.code = problem.code;
-    this.errors = problem.errors ?? [];
-  }
-}
+import { TailorProblem } from './errors.js';
+import type { Problem } from './schema.js';
 
 /** What an openapi-fetch call resolves to: its data on success, its error body otherwise. */
 export type FetchResult =

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks';
-import type { webhooks } from './schema.ts';
+import type { webhooks } from './schema.js';
 
 type EventPayload<Kind extends keyof webhooks> = webhooks[Kind]['post'] extends {
   requestBody: { content: { 'application/json': infer Event } };
