@@ -2,7 +2,6 @@ import type { Database } from '../../db/connection.ts';
 import { paginate } from '../../http/pagination.ts';
 import { Problem } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
-import { notFound } from '../../shared/errors.ts';
 import {
   HeldHostname,
   HostnameParams,
@@ -14,10 +13,10 @@ import {
   TenantDomainParams,
 } from './schema.ts';
 import {
+  checkHostname,
   createTenantDomain,
   deleteTenantDomain,
   getTenantDomain,
-  heldDomain,
   type LinksOnDomain,
   listDomains,
   type ReservedHostname,
@@ -99,14 +98,11 @@ export async function tenantDomainRoutes(api: Api, { linksOn, reserved }: Tenant
 }
 
 const checkDescription =
-  "Needs no API key. 200 when a tenant holds the hostname, 404 otherwise: a TLS proxy in front of the pages origin (Caddy's on-demand TLS `ask`) asks it before getting a certificate, so that certificates are issued only for held names.";
+  "Needs no API key. 200 when a tenant holds the hostname, 404 otherwise: a TLS proxy in front of the pages origin (Caddy's on-demand TLS `ask`) asks it before getting a certificate, so that certificates are issued only for held names. The name is read as a page's Host is routed: case, a port and a trailing dot do not matter (`GO.acme.com.:443` is `go.acme.com`), and the answer names it as it is held.";
 
 /** The public check of a hostname, for a TLS proxy: no key, and nothing told but whether it is held. */
 export async function tenantDomainCheckRoutes(app: Api, { database }: { database: Database }): Promise<void> {
-  const check = async (hostname: string) => {
-    if (!(await heldDomain(database.acrossTenants(), hostname))) throw notFound(`Hostname ${hostname}`);
-    return { hostname: hostname.toLowerCase() };
-  };
+  const check = (asked: string) => checkHostname(database.acrossTenants(), asked);
   app.get(
     '/v0/public/domains/:hostname',
     {
