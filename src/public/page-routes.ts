@@ -7,10 +7,10 @@ import { notFound } from '../shared/errors.ts';
 import type { PagesOrigin } from '../shared/pages-origin.ts';
 import { onPagesOrigin, originOf, type PageRequest } from '../workflows/page-view/address.ts';
 import {
+  boundVisitorId,
   VISITOR_COOKIE,
   VISITOR_COOKIE_MAX_AGE_S,
   visitorCookieValue,
-  visitorIdFromCookie,
 } from '../workflows/page-view/holdout.ts';
 import { renderNotFound } from '../workflows/page-view/render.ts';
 import { generationsOf, type ServedPage, type Serving, servedPage } from '../workflows/page-view/served.ts';
@@ -148,7 +148,10 @@ function visitorIdCookie(
 
 /**
  * The visitor id in the cookie of the page at `address`. Cookies are parsed here, only for a page
- * with a holdout (visitorArm asks), rather than for every request by @fastify/cookie's hook.
+ * with a holdout (visitorArm asks), rather than for every request by @fastify/cookie's hook. Where
+ * the value is bound to the origin, a cookie tossed from a sibling host comes with the visitor's own
+ * (the browser sends both, in an order the tosser can choose by its path, and this page cannot
+ * replace a Domain cookie): the id is the first value bound to this origin.
  */
 function visitorIdIn(
   request: FastifyRequest,
@@ -157,8 +160,26 @@ function visitorIdIn(
 ): string | undefined {
   const header = request.headers.cookie;
   if (!header) return undefined;
-  const cookie = visitorCookie(address, pages);
-  return visitorIdFromCookie(signer, request.server.parseCookie(header)[cookie.name], cookie.boundTo);
+  const { name, boundTo } = visitorCookie(address, pages);
+  if (boundTo === undefined) return request.server.parseCookie(header)[name];
+  for (const value of cookieValues(header, name)) {
+    const visitorId = boundVisitorId(signer, value, boundTo);
+    if (visitorId !== undefined) return visitorId;
+  }
+  return undefined;
+}
+
+/**
+ * Every value of the cookie `name` in a Cookie header, in its order (a parser keeps only the
+ * first). Values here are base64url and `.`, never quoted or escaped.
+ */
+function cookieValues(header: string, name: string): string[] {
+  const prefix = `${name}=`;
+  return header
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair.startsWith(prefix))
+    .map((pair) => pair.slice(prefix.length));
 }
 
 async function servePage(

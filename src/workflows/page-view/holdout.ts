@@ -37,13 +37,8 @@ export function visitorCookieValue(signer: Signer, visitorId: string, origin: st
     : `${visitorId}.${signer.sign(VISITOR_ORIGIN_PURPOSE, `${origin}\0${visitorId}`)}`;
 }
 
-/** The visitor id a cookie's value holds: only one bound to `origin`, when there is one (visitorCookieValue). */
-export function visitorIdFromCookie(
-  signer: Signer,
-  value: string | undefined,
-  origin: string | undefined,
-): string | undefined {
-  if (value === undefined || origin === undefined) return value;
+/** The visitor id of a cookie's value bound to `origin` (visitorCookieValue); undefined for any other. */
+export function boundVisitorId(signer: Signer, value: string, origin: string): string | undefined {
   const [visitorId = '', signature = ''] = value.split('.');
   return signer.verify(VISITOR_ORIGIN_PURPOSE, `${origin}\0${visitorId}`, signature) ? visitorId : undefined;
 }
