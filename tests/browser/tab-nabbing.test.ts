@@ -29,14 +29,10 @@ window.nab = () => {
 async function popupState(popup: Page): Promise<{ url: string; storage: string; hasOpener: boolean }> {
   return {
     url: popup.url(),
-    storage: await popup.evaluate(() => {
-      try {
-        return JSON.stringify(Object.entries(sessionStorage));
-      } catch (error) {
-        return `blocked: ${(error as Error).name}`;
-      }
-    }),
-    hasOpener: await popup.evaluate(() => window.opener !== null),
+    storage: (await popup.evaluate(
+      "(() => { try { return JSON.stringify(Object.entries(sessionStorage)); } catch (error) { return 'blocked: ' + error.name; } })()",
+    )) as string,
+    hasOpener: (await popup.evaluate('window.opener !== null')) as boolean,
   };
 }
 
