@@ -98,7 +98,7 @@ export async function tenantDomainRoutes(api: Api, { linksOn, reserved }: Tenant
 }
 
 const checkDescription =
-  "Needs no API key. 200 when a tenant holds the hostname, 404 otherwise: a TLS proxy in front of the pages origin (Caddy's on-demand TLS `ask`) asks it before getting a certificate, so that certificates are issued only for held names. The name is read as a page's Host is routed: case, a port and a trailing dot do not matter (`GO.acme.com.:443` is `go.acme.com`), and the answer names it as it is held.";
+  "Needs no API key. 200 when a tenant holds the hostname, 404 otherwise: a TLS proxy in front of the pages origin (Caddy's on-demand TLS `ask`) asks it before getting a certificate, so that certificates are issued only for held names.";
 
 /** The public check of a hostname, for a TLS proxy: no key, and nothing told but whether it is held. */
 export async function tenantDomainCheckRoutes(app: Api, { database }: { database: Database }): Promise<void> {
