@@ -33,9 +33,16 @@ function contentSecurityPolicy(styleNonce?: string): string {
   ].join('; ');
 }
 
+/**
+ * Beside the policy: no sniffing, no referrer, and a browsing context group of the console's own
+ * (`Cross-Origin-Opener-Policy`): a console that another site opened in a popup is cut off from its
+ * opener, which cannot navigate it (to a fake "session expired" page) nor reach it, and is not
+ * reachable from it (docs/security.md, tab-nabbing).
+ */
 function secureHeaders(reply: FastifyReply, styleNonce?: string): void {
   reply
     .header('Content-Security-Policy', contentSecurityPolicy(styleNonce))
+    .header('Cross-Origin-Opener-Policy', 'same-origin')
     .header('X-Content-Type-Options', 'nosniff')
     .header('Referrer-Policy', 'no-referrer');
 }

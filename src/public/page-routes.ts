@@ -6,7 +6,12 @@ import type { Api } from '../http/types.ts';
 import { notFound } from '../shared/errors.ts';
 import type { PagesOrigin } from '../shared/pages-origin.ts';
 import { onPagesOrigin, originOf, type PageRequest } from '../workflows/page-view/address.ts';
-import { VISITOR_COOKIE, VISITOR_COOKIE_MAX_AGE_S } from '../workflows/page-view/holdout.ts';
+import {
+  boundVisitorId,
+  VISITOR_COOKIE,
+  VISITOR_COOKIE_MAX_AGE_S,
+  visitorCookieValue,
+} from '../workflows/page-view/holdout.ts';
 import { renderNotFound } from '../workflows/page-view/render.ts';
 import { generationsOf, type ServedPage, type Serving, servedPage } from '../workflows/page-view/served.ts';
 import { ServedCache } from '../workflows/page-view/served-cache.ts';
@@ -24,11 +29,13 @@ const NOT_FOUND_PAGES = {
  * A page on an origin that every tenant shares runs its tenant's scripts in an opaque origin of
  * their own: they may run, submit the form and open links, but read no cookie or storage of the
  * origin, plant no cookie for another tenant's pages (such as the visitor id that picks a holdout
- * arm), and read no other page of the origin. A tenant whose scripts need storage gets an origin of
- * its own: `{tenant}` in TAILOR_PAGES_URL, or a tenant domain (docs/public-pages.md).
+ * arm), and read no other page of the origin. A window it opens stays in the sandbox (no
+ * `allow-popups-to-escape-sandbox`): the page cannot open a page of another origin, the console
+ * above all, with that origin's rights in a window it then holds. A tenant whose scripts need
+ * storage, or whose new windows should open unsandboxed, gets an origin of its own: `{tenant}` in
+ * TAILOR_PAGES_URL, or a tenant domain (docs/public-pages.md).
  */
-const SHARED_ORIGIN_SANDBOX =
-  'sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox allow-modals allow-downloads';
+const SHARED_ORIGIN_SANDBOX = 'sandbox allow-scripts allow-forms allow-popups allow-modals allow-downloads';
 
 export interface PageRouteOptions {
   pages: PagesOrigin;
@@ -95,22 +102,27 @@ interface VisitorCookie {
   name: string;
   path: string;
   secure: boolean;
+  /** The origin its value is bound to by a signature, where a sibling host could toss one. */
+  boundTo: string | undefined;
 }
 
 /**
  * Where the visitor id lives: for this tenant's pages only, so that no id follows a visitor from one
  * tenant to another. On the shared origin that is the tenant's path (its pages' scripts, sandboxed,
- * cannot write cookies). On an origin of the tenant's own, served over https, it is a `__Host-`
- * cookie, which no page of a sibling host can set for it with a Domain attribute (cookie tossing
- * from another tenant's `{tenant}` host, which could choose the visitor's arm).
+ * cannot write cookies). On an origin of the tenant's own, a page of a sibling host (another
+ * tenant's `{tenant}` host) could toss a cookie at it with a Domain attribute, to choose the
+ * visitor's arm: over https the cookie is `__Host-`, which no other host can set; over plain http,
+ * where no name is safe from it, its value is bound to the origin by a signature, so that an id
+ * minted on another tenant's origin, or made up, is refused.
  */
 function visitorCookie(address: PageRequest, pages: PagesOrigin): VisitorCookie {
   const origin = originOf(pages, address);
   const secure = origin.startsWith('https:');
   if (onSharedOrigin(address, pages)) {
-    return { name: VISITOR_COOKIE, path: `/p/${address.tenantSlug}`, secure };
+    return { name: VISITOR_COOKIE, path: `/p/${address.tenantSlug}`, secure, boundTo: undefined };
   }
-  return { name: secure ? `__Host-${VISITOR_COOKIE}` : VISITOR_COOKIE, path: '/', secure };
+  if (secure) return { name: `__Host-${VISITOR_COOKIE}`, path: '/', secure, boundTo: undefined };
+  return { name: VISITOR_COOKIE, path: '/', secure, boundTo: origin };
 }
 
 /**
@@ -120,12 +132,12 @@ function visitorCookie(address: PageRequest, pages: PagesOrigin): VisitorCookie 
  */
 function visitorIdCookie(
   app: FastifyInstance,
-  pages: PagesOrigin,
+  { pages, signer }: Serving,
   { visitorId, address }: ServedPage,
 ): string | undefined {
   if (visitorId === undefined) return undefined;
   const cookie = visitorCookie(address, pages);
-  return app.serializeCookie(cookie.name, visitorId, {
+  return app.serializeCookie(cookie.name, visitorCookieValue(signer, visitorId, cookie.boundTo), {
     path: cookie.path,
     maxAge: VISITOR_COOKIE_MAX_AGE_S,
     httpOnly: true,
@@ -136,11 +148,38 @@ function visitorIdCookie(
 
 /**
  * The visitor id in the cookie of the page at `address`. Cookies are parsed here, only for a page
- * with a holdout (visitorArm asks), rather than for every request by @fastify/cookie's hook.
+ * with a holdout (visitorArm asks), rather than for every request by @fastify/cookie's hook. Where
+ * the value is bound to the origin, a cookie tossed from a sibling host comes with the visitor's own
+ * (the browser sends both, in an order the tosser can choose by its path, and this page cannot
+ * replace a Domain cookie): the id is the first value bound to this origin.
  */
-function visitorIdIn(request: FastifyRequest, address: PageRequest, pages: PagesOrigin): string | undefined {
+function visitorIdIn(
+  request: FastifyRequest,
+  address: PageRequest,
+  { pages, signer }: Serving,
+): string | undefined {
   const header = request.headers.cookie;
-  return header ? request.server.parseCookie(header)[visitorCookie(address, pages).name] : undefined;
+  if (!header) return undefined;
+  const { name, boundTo } = visitorCookie(address, pages);
+  if (boundTo === undefined) return request.server.parseCookie(header)[name];
+  for (const value of cookieValues(header, name)) {
+    const visitorId = boundVisitorId(signer, value, boundTo);
+    if (visitorId !== undefined) return visitorId;
+  }
+  return undefined;
+}
+
+/**
+ * Every value of the cookie `name` in a Cookie header, in its order (a parser keeps only the
+ * first). Values here are base64url and `.`, never quoted or escaped.
+ */
+function cookieValues(header: string, name: string): string[] {
+  const prefix = `${name}=`;
+  return header
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair.startsWith(prefix))
+    .map((pair) => pair.slice(prefix.length));
 }
 
 async function servePage(
@@ -148,10 +187,9 @@ async function servePage(
   reply: FastifyReply,
   serving: Serving,
 ): Promise<FastifyReply> {
-  const { pages } = serving;
   const gzip = acceptsGzip(request.headers['accept-encoding']);
   const answer = await servedPage(serving, { host: request.host, url: request.url, gzip }, (address) =>
-    visitorIdIn(request, address, pages),
+    visitorIdIn(request, address, serving),
   );
   if ('redirect' in answer) return reply.redirect(answer.redirect, 308);
   // The 404 page runs no script: it needs no sandbox.
@@ -159,8 +197,8 @@ async function servePage(
     return sendHtml(request, reply, 404, gzip ? NOT_FOUND_PAGES.gzip : NOT_FOUND_PAGES.html, false);
   }
   const { served } = answer;
-  const setCookie = visitorIdCookie(request.server, pages, served);
-  return sendHtml(request, reply, 200, served, onSharedOrigin(served.address, pages), setCookie);
+  const setCookie = visitorIdCookie(request.server, serving, served);
+  return sendHtml(request, reply, 200, served, onSharedOrigin(served.address, serving.pages), setCookie);
 }
 
 /**

@@ -1,5 +1,10 @@
-/** Links a page shows must not run script: http(s), mailto and tel URLs, paths and fragments only. */
-export const SAFE_URL_PATTERN = '^(|https?://[^\\s]+|mailto:[^\\s]+|tel:[^\\s]+|/[^\\s]*|#[^\\s]*)$';
+/**
+ * Links a page shows must not run script: http(s), mailto and tel URLs, paths and fragments only. A
+ * path starts with one `/`, never two, nor `/` and a backslash (which browsers read as `/`): that
+ * is a protocol-relative URL (`//evil.example/x`), another site in the guise of a path.
+ */
+export const SAFE_URL_PATTERN =
+  '^(|https?://[^\\s]+|mailto:[^\\s]+|tel:[^\\s]+|/(?:[^/\\\\\\s][^\\s]*)?|#[^\\s]*)$';
 
 const SAFE_URL = new RegExp(SAFE_URL_PATTERN);
 

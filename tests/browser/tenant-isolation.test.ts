@@ -213,4 +213,60 @@ describe.skipIf(!hasChromium)("a tenant's page scripts in Chromium", () => {
       await context.close();
     });
   });
+
+  describe('on origins per tenant over plain http, under one parent domain (issue 36)', () => {
+    // `{tenant}.pages.localhost`: a page can set a cookie for `pages.localhost`, which the browser
+    // then sends to every tenant's host (`localhost` alone is a top-level name: no cookie for it).
+    let server: TestServer;
+    let aPage: LinkedPage;
+    let bPage: LinkedPage;
+    const originOf = (slug: string) => `http://${slug}.pages.localhost:${new URL(server.pagesUrl).port}`;
+    const TOSSED = `tailor_vid=${PLANTED}; domain=pages.localhost; path=/; max-age=86400`;
+    beforeAll(async () => {
+      server = await startServer({ pagesUrl: 'http://{tenant}.pages.localhost:{port}' });
+      const a = await server.newTenant();
+      const b = await server.newTenant();
+      bPage = await publishLinkedPage(server, b, { path: '/offer', audience: { holdoutPercent: 50 } });
+      aPage = await publishLinkedPage(server, a, {
+        path: '/toss',
+        personalize: false,
+        page: {
+          scripts: [
+            {
+              name: 'toss',
+              content: `<script>document.cookie = ${JSON.stringify(TOSSED)}; document.documentElement.dataset.found = '{}';</script>`,
+            },
+          ],
+        },
+      });
+    });
+    afterAll(() => server?.close());
+
+    /** B's page in a tab of `context`: the visitor id its answer keeps, and whether it is B's alone. */
+    async function visitB(context: BrowserContext): Promise<string | undefined> {
+      const tab = await context.newPage();
+      const answer = await tab.goto(`${originOf(bPage.slug)}${bPage.url}`);
+      const kept = (await answer?.headerValue('set-cookie'))?.match(/^tailor_vid=([^;.]+)/)?.[1];
+      await tab.close();
+      return kept;
+    }
+
+    it("tosses a visitor id that B's pages do not take: B mints its own and keeps it", async () => {
+      const context = await browser.newContext();
+      const tab = await context.newPage();
+      await tab.goto(`${originOf(aPage.slug)}${aPage.url}`);
+      await tab.waitForFunction(FOUND);
+      await tab.close();
+      // The browser took A's cookie for the parent domain, and sends it to B's host.
+      const bUrl = `${originOf(bPage.slug)}${bPage.url}`;
+      expect((await context.cookies(bUrl)).map((cookie) => cookie.value)).toEqual([PLANTED]);
+
+      const minted = await visitB(context);
+      expect(minted).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(minted).not.toBe(PLANTED);
+      // The visitor's own id now comes with the tossed one, which is never taken: the arm holds.
+      expect(await visitB(context)).toBe(minted);
+      await context.close();
+    });
+  });
 });

@@ -14,6 +14,18 @@ export const SCRIPT_URLS = [
   'vbscript:msgbox(1)',
 ];
 
+/**
+ * "Paths" that browsers read as another site: protocol-relative URLs, the backslash read as a
+ * slash, and a tab that browsers strip (issue 36).
+ */
+export const OFF_SITE_PATHS = [
+  '//evil.example/x',
+  '/\\evil.example/x',
+  '\\\\evil.example/x',
+  '/\t/evil.example/x',
+  '//',
+];
+
 /** What a link on a page may be (actions, footer links, images, metadata): never script. */
 export const PAGE_LINKS = [
   'https://acme.example/demo?utm=x#top',
@@ -21,6 +33,8 @@ export const PAGE_LINKS = [
   'mailto:sales@acme.example',
   'tel:+14155550100',
   '/pricing',
+  '/',
+  '/docs//guide',
   '#contact',
 ];
 

@@ -468,7 +468,7 @@ describe('escaping', () => {
     },
   );
 
-  it('links only to safe URLs, even when generated content names another kind', async () => {
+  it('links only to safe URLs, even when generated content names another kind or a protocol-relative "path"', async () => {
     const published = await publishPage({}, {}, { personalize: false });
     await anyTables(server.database)
       .updateTable('audience_versions')
@@ -478,13 +478,18 @@ describe('escaping', () => {
           subheadline: '',
           sections: [],
           actions: [{ actionId: 'demo', buttonTitle: 'Run', purpose: '', url: 'javascript:alert(1)' }],
-          metadata: { ogImageUrl: 'javascript:alert(2)' },
+          metadata: {
+            ogImageUrl: 'javascript:alert(2)',
+            ogUrl: '//evil.example/x',
+            canonicalUrl: '/\\evil.example/y',
+          },
         }),
       })
       .where('audience_id', '=', published.audienceId)
       .execute();
     const { body } = await visit(published.url);
     expect(body).not.toContain('javascript:');
+    expect(body).not.toContain('evil.example');
     expect(body).toContain('href="#tailor-form" data-action-id="demo">Run</a>');
   });
 });

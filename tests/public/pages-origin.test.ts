@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getAtHost, type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
+import { getAtHost, type HostAnswer, type LinkedPage, publishLinkedPage } from '../helpers/pages.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
 
 /** Every tenant's pages on one origin (the default): http://127.0.0.1:{pages port}. */
@@ -130,6 +130,40 @@ describe('an origin per tenant', () => {
     }
   });
 
+  it("refuses a visitor id tossed from another tenant's host, or made up, and mints its own (issue 36)", async () => {
+    // Over plain http a sibling host's script can set `tailor_vid; Domain=pages.localhost`, and no
+    // cookie name keeps it out: the value must be bound to the origin it was set for.
+    const [one, other] = [await server.newTenant(), await server.newTenant()];
+    const ours = await publishLinkedPage(server, one, { path: '/held', audience: { holdoutPercent: 50 } });
+    const theirs = await publishLinkedPage(server, other, {
+      path: '/held',
+      audience: { holdoutPercent: 50 },
+    });
+    const visitorCookie = (answer: HostAnswer) =>
+      String(answer.headers['set-cookie']).match(/^tailor_vid=([^;]+);/)?.[1];
+    const minted = visitorCookie(await getAtHost(server.pagesUrl, hostOf(theirs.slug), theirs.url));
+    expect(minted).toBeDefined();
+    for (const tossed of [
+      minted,
+      'AAAAAAAAAAAAAAAAAAAAAA',
+      `AAAAAAAAAAAAAAAAAAAAAA.${minted?.split('.')[1]}`,
+    ]) {
+      const answer = await getAtHost(server.pagesUrl, hostOf(ours.slug), ours.url, {
+        cookie: `tailor_vid=${tossed}`,
+      });
+      expect(answer.status).toBe(200);
+      const own = visitorCookie(answer);
+      expect(own, tossed).toBeDefined();
+      expect(own?.split('.')[0], tossed).not.toBe(tossed?.split('.')[0]);
+      // Its own id, sent back, is kept: the visitor stays in their arm; also behind the tossed one,
+      // which the browser keeps sending first (it is older, and its Domain cookie is not replaced).
+      for (const cookie of [`tailor_vid=${own}`, `tailor_vid=${tossed}; tailor_vid=${own}`]) {
+        const again = await getAtHost(server.pagesUrl, hostOf(ours.slug), ours.url, { cookie });
+        expect(visitorCookie(again), cookie).toBe(own);
+      }
+    }
+  });
+
   it('names each link and the tenant by their own origin', async () => {
     const tenant = (await api.get('/v0/tenant')).body;
     expect(tenant.pagesUrl).toBe(`http://${hostOf(tenant.slug)}/p/${tenant.slug}`);
@@ -227,6 +261,33 @@ describe('pages on a tenant domain', () => {
       expect(free.headers.get('content-type')).toMatch(/^application\/problem\+json/);
       expect((await fetch(`${base}/v0/public/domains/free.northwind.example`)).status).toBe(404);
       expect((await fetch(`${base}/v0/public/domains`)).status).toBe(400);
+    }
+  });
+
+  it('reads a hostname the same way when it routes a page and when it answers the domain check (issue 36)', async () => {
+    for (const spelling of [
+      'go.northwind.example.',
+      'GO.Northwind.Example',
+      'go.northwind.example:1',
+      'Go.Northwind.Example.:8443',
+    ]) {
+      expect((await getAtHost(server.pagesUrl, spelling, '/spring')).status, spelling).toBe(200);
+      for (const check of [
+        `/v0/public/domains/${spelling}`,
+        `/v0/public/domains?domain=${encodeURIComponent(spelling)}`,
+      ]) {
+        const answer = await fetch(`${server.pagesUrl}${check}`);
+        expect(answer.status, check).toBe(200);
+        expect(await answer.json()).toEqual({ hostname: 'go.northwind.example' });
+      }
+    }
+    for (const spelling of ['free.northwind.example.', 'FREE.northwind.example:1']) {
+      expect((await getAtHost(server.pagesUrl, spelling, '/spring')).status, spelling).toBe(404);
+      const answer = await fetch(
+        `${server.pagesUrl}/v0/public/domains?domain=${encodeURIComponent(spelling)}`,
+      );
+      await answer.arrayBuffer();
+      expect(answer.status, spelling).toBe(404);
     }
   });
 

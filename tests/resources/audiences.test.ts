@@ -10,7 +10,7 @@ import { anyTables } from '../helpers/any-tables.ts';
 import { png, uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
-import { PAGE_LINKS, SCRIPT_URLS } from '../helpers/urls.ts';
+import { OFF_SITE_PATHS, PAGE_LINKS, SCRIPT_URLS } from '../helpers/urls.ts';
 
 let server: TestServer;
 let api: Client;
@@ -251,11 +251,11 @@ describe('URLs an audience overrides (issue 21 finding 11)', () => {
   ];
 
   it.each(fields)(
-    'refuses script URLs in %s on create and on update, storing nothing',
+    'refuses script URLs and protocol-relative "paths" in %s on create and on update, storing nothing',
     async (_label, field, path) => {
       const page = await createPage();
       const kept = await createAudience(page.pageId);
-      for (const url of SCRIPT_URLS) {
+      for (const url of [...SCRIPT_URLS, ...OFF_SITE_PATHS]) {
         const created = await api.post(`/v0/pages/${page.pageId}/audiences`, field(url));
         expect(created.status, JSON.stringify(url)).toBe(400);
         expect(created.body.errors.map((e: { path: string }) => e.path)).toContain(path);

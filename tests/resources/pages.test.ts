@@ -4,7 +4,7 @@ import { Page, PageList, PageSearchList } from '../../src/resources/pages/schema
 import { uploadImage } from '../helpers/images.ts';
 import { expectSchema } from '../helpers/schema.ts';
 import { type Client, startServer, type TestServer } from '../helpers/server.ts';
-import { PAGE_LINKS, SCRIPT_URLS } from '../helpers/urls.ts';
+import { OFF_SITE_PATHS, PAGE_LINKS, SCRIPT_URLS } from '../helpers/urls.ts';
 
 let server: TestServer;
 let api: Client;
@@ -296,10 +296,10 @@ describe('URLs a page links to (issue 21 finding 11)', () => {
   ];
 
   it.each(fields)(
-    'refuses script URLs in %s on create and on update, storing nothing',
+    'refuses script URLs and protocol-relative "paths" in %s on create and on update, storing nothing',
     async (_label, field, path) => {
       const kept = await createPage();
-      for (const url of SCRIPT_URLS) {
+      for (const url of [...SCRIPT_URLS, ...OFF_SITE_PATHS]) {
         const before = (await api.get('/v0/pages?limit=1')).body.totalCount;
         const created = await api.post('/v0/pages', pageBody(field(url)));
         expect(created.status, JSON.stringify(url)).toBe(400);

@@ -2,7 +2,6 @@ import type { Database } from '../../db/connection.ts';
 import { paginate } from '../../http/pagination.ts';
 import { Problem } from '../../http/schemas.ts';
 import type { Api } from '../../http/types.ts';
-import { notFound } from '../../shared/errors.ts';
 import {
   HeldHostname,
   HostnameParams,
@@ -14,10 +13,10 @@ import {
   TenantDomainParams,
 } from './schema.ts';
 import {
+  checkHostname,
   createTenantDomain,
   deleteTenantDomain,
   getTenantDomain,
-  heldDomain,
   type LinksOnDomain,
   listDomains,
   type ReservedHostname,
@@ -103,10 +102,7 @@ const checkDescription =
 
 /** The public check of a hostname, for a TLS proxy: no key, and nothing told but whether it is held. */
 export async function tenantDomainCheckRoutes(app: Api, { database }: { database: Database }): Promise<void> {
-  const check = async (hostname: string) => {
-    if (!(await heldDomain(database.acrossTenants(), hostname))) throw notFound(`Hostname ${hostname}`);
-    return { hostname: hostname.toLowerCase() };
-  };
+  const check = (asked: string) => checkHostname(database.acrossTenants(), asked);
   app.get(
     '/v0/public/domains/:hostname',
     {

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import { CREATED_AND_UPDATED, fieldsOf } from '../../db/fields.ts';
 import { mapPaged, type Paged, type Paging } from '../../db/paging.ts';
 import type { TenantDb } from '../../db/tenant-db.ts';
-import { AppError, found, invalidField, invalidState } from '../../shared/errors.ts';
+import { AppError, found, invalidField, invalidState, notFound } from '../../shared/errors.ts';
+import { hostnameOf } from '../../shared/hostnames.ts';
 import { newId } from '../../shared/ids.ts';
 import { TenantDomain, TenantDomainCreate } from './schema.ts';
 import {
@@ -108,11 +109,27 @@ export async function hostnamesOf(db: TenantDb, ids: string[]): Promise<Map<stri
   return new Map(rows.map((row) => [row.id, row.hostname]));
 }
 
-/** Who holds `hostname`, across every tenant: for routing a request by its Host, and the TLS check. */
+/**
+ * Who holds `hostname` (as hostnameOf spells it), across every tenant: for routing a request by its
+ * Host, and the TLS check.
+ */
 export async function heldDomain(
   db: Kysely<TenantDomainsTables>,
   hostname: string,
 ): Promise<HeldDomain | undefined> {
-  const row = await findHeldHostname(db, hostname.toLowerCase());
+  const row = await findHeldHostname(db, hostname);
   return row ? { tenantId: row.tenant_id, tenantDomainId: row.id } : undefined;
+}
+
+/**
+ * The public check of a name a TLS proxy asks about: the hostname it names, spelled as routing
+ * reads a Host (hostnameOf), when a tenant holds it; 404 otherwise.
+ */
+export async function checkHostname(
+  db: Kysely<TenantDomainsTables>,
+  asked: string,
+): Promise<{ hostname: string }> {
+  const hostname = hostnameOf(asked);
+  if (!(await heldDomain(db, hostname))) throw notFound(`Hostname ${hostname}`);
+  return { hostname };
 }

@@ -1,5 +1,6 @@
 import type { Database } from '../../db/connection.ts';
 import { heldDomain } from '../../resources/tenant-domains/service.ts';
+import { hostnameOf } from '../../shared/hostnames.ts';
 import type { PagesOrigin } from '../../shared/pages-origin.ts';
 
 /**
@@ -40,10 +41,6 @@ function pathOf(url: string): string {
   // first: a page view's path seldom has one, and this runs on every view.
   if (!path.endsWith('/') || path === '/') return path;
   return path.replace(/\/+$/, '') || '/';
-}
-
-function hostnameOf(host: string): string {
-  return host.replace(/:\d+$/, '').replace(/\.$/, '').toLowerCase();
 }
 
 /** The key a page is kept under: its host kind, its tenant's slug or its hostname, and its path (any case). */

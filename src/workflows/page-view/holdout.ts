@@ -15,6 +15,7 @@ export const VISITOR_COOKIE = 'tailor_vid';
 export const VISITOR_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
 const VISITOR_ID = /^[A-Za-z0-9_-]{22}$/;
 const HOLDOUT_PURPOSE = 'holdout-arm';
+const VISITOR_ORIGIN_PURPOSE = 'visitor-id-origin';
 
 /** 128 random bits, base64url. */
 export function newVisitorId(): string {
@@ -23,6 +24,23 @@ export function newVisitorId(): string {
 
 export function isVisitorId(value: string | undefined): value is string {
   return value !== undefined && VISITOR_ID.test(value);
+}
+
+/**
+ * A visitor id as its cookie keeps it. On an origin where a sibling host could toss a cookie of the
+ * same name (`origin`: a plain-http origin of the tenant's own), it carries a signature that binds it
+ * to that origin, so that an id minted on another tenant's origin, or made up, is not taken.
+ */
+export function visitorCookieValue(signer: Signer, visitorId: string, origin: string | undefined): string {
+  return origin === undefined
+    ? visitorId
+    : `${visitorId}.${signer.sign(VISITOR_ORIGIN_PURPOSE, `${origin}\0${visitorId}`)}`;
+}
+
+/** The visitor id of a cookie's value bound to `origin` (visitorCookieValue); undefined for any other. */
+export function boundVisitorId(signer: Signer, value: string, origin: string): string | undefined {
+  const [visitorId = '', signature = ''] = value.split('.');
+  return signer.verify(VISITOR_ORIGIN_PURPOSE, `${origin}\0${visitorId}`, signature) ? visitorId : undefined;
 }
 
 /**
