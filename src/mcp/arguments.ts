@@ -53,14 +53,14 @@ function schemaProblems(issues: ErrorObject[]): string[] {
 export function argumentCheck(schema: InputSchema, pathArguments: string[]): ArgumentCheck {
   const validate = ajv.compile(schema);
   return (args) => {
-    const problems = validate(args) ? [] : schemaProblems(validate.errors ?? []);
-    for (const name of pathArguments) {
+    const turning = pathArguments.flatMap((name) => {
       const value = args[name];
       const problem = typeof value === 'string' ? pathProblem(value) : undefined;
-      // An argument the schema already refused is named once.
-      if (problem && !problems.some((line) => line.startsWith(`/${name}:`)))
-        problems.push(`/${name}: ${problem}`);
-    }
-    return problems;
+      return problem ? [{ name, line: `/${name}: ${problem}` }] : [];
+    });
+    const problems = validate(args) ? [] : schemaProblems(validate.errors ?? []);
+    // A value that would call another endpoint is named for that, once, rather than by its pattern.
+    const named = (line: string) => turning.some(({ name }) => line.startsWith(`/${name}:`));
+    return [...turning.map(({ line }) => line), ...problems.filter((line) => !named(line))];
   };
 }

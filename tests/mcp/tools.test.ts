@@ -229,8 +229,9 @@ describe('arguments, checked against the schema a tool lists before anything is 
       content: { headline: 'New', colour: 'red' },
     });
     expect(problems.split('\n').slice(1).sort()).toEqual([
-      '/audience_id: must be text',
+      '/audience_id: must be an audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4',
       '/content/colour: is not a known field; the known ones are headline, subheadline, sections',
+      '/page_id: must be a page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4',
       '/version_id: is required',
     ]);
     expect(await refusal(writer, 'find_persons', { limit: 500 })).toMatch(/^\/limit: must be .*100/m);
@@ -271,9 +272,10 @@ describe('path arguments that would turn one tool into another', () => {
     expect((await ok(api.get(`/v0/pages/${pageId}`))).status).toBe('draft');
   });
 
-  it('any other value is encoded, so that it stays one segment of the path', async () => {
-    const text = textOf(await call(writer, 'get_page', { page_id: 'page_1?x=1#y' }));
-    expect(text).toMatch(/^Not found \(404 not_found\)/);
+  it('any other value not of its id form is refused by the pattern the tool lists', async () => {
+    expect(await refusal(writer, 'get_page', { page_id: 'page_1?x=1#y' })).toBe(
+      'Invalid arguments for get_page; nothing was sent:\n/page_id: must be a page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4',
+    );
   });
 });
 

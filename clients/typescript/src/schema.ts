@@ -1089,7 +1089,7 @@ export interface paths {
     };
     /**
      * Conversion lift of an audience over its holdout
-     * @description How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint. Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Because a fixed interval read every day finds a winner far more often than 5 % of the time when there is none, the answer also carries confidenceSequence, an always-valid 95 % interval of the absolute lift (normal mixture, tuned by sequentialTuning), the decision it supports (personalized_wins, baseline_wins or keep_running) and, while it says keep_running, sessionsToDecision: about how many more sessions before a lift of the observed size (or of minimumLift, while the observed one is smaller) would be declared, never fewer than enoughData still needs. Each day of the daily series carries the sequence of the sessions up to its end. Both intervals lie within [-1, 1]. Figures that need a session in both arms are null until then; confidenceSequence is itself null, and the decision keep_running, while an arm is empty or neither arm varies. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.
+     * @description How the audience's personalized page converts against the baseline (version 0) served to its holdout (`holdoutPercent`), over sessions that started in [startDate, endDate) with the rules of the analytics endpoint, but for those a client address started beyond its arm's share of the visitors it may stand for (they count in analytics only; docs/analytics.md#what-counts-toward-lift). Per arm: sessions, conversions, conversion rate. absoluteLift and relativeLift of personalized over baseline; the 95 % Newcombe hybrid score interval of the difference; the Bayesian chance (uniform priors) that personalized beats baseline; a chi-square sample-ratio-mismatch check; enoughData (both arms at least 100 sessions and 10 conversions); and the daily series per UTC day. Because a fixed interval read every day finds a winner far more often than 5 % of the time when there is none, the answer also carries confidenceSequence, an always-valid 95 % interval of the absolute lift (normal mixture, tuned by sequentialTuning), the decision it supports (personalized_wins, baseline_wins or keep_running) and, while it says keep_running, sessionsToDecision: about how many more sessions before a lift of the observed size (or of minimumLift, while the observed one is smaller) would be declared, never fewer than enoughData still needs. Each day of the daily series carries the sequence of the sessions up to its end. Both intervals lie within [-1, 1]. Figures that need a session in both arms are null until then; confidenceSequence is itself null, and the decision keep_running, while an arm is empty or neither arm varies. 404 for an unknown page, or an audience that is not the page's. See docs/analytics.md.
      */
     get: operations['getAudienceLift'];
     put?: never;
@@ -1251,7 +1251,7 @@ export interface paths {
     put?: never;
     /**
      * Report session events
-     * @description Sent by the public page's tracking script (sendBeacon-friendly: a text/plain body holding JSON is accepted). No API key: the page's signed token names tenant, page, audience and link. A forged or expired token, an unknown event type or more than 50 events is a 400 and stores nothing. Limited (docs/analytics.md#limits): requests per client address, batches per visit (its token and session), new sessions per address and audience; past a limit, 429 rate_limited with Retry-After, and nothing is stored. A session's time and interactions are capped at what one visit can produce (4 hours, 10,000). Answered once the batch is on disk.
+     * @description Sent by the public page's tracking script (sendBeacon-friendly: a text/plain body holding JSON is accepted). No API key: the page's signed token names tenant, page, audience and link. A forged or expired token, an unknown event type or more than 50 events is a 400 and stores nothing. Limited (docs/analytics.md#limits): requests per client address, batches per visit (its token and session), new sessions per address and audience; past a limit, 429 rate_limited with Retry-After, and nothing is stored. A new session beyond its arm's share of the address's visitors counts in analytics but not toward lift. A session's time and interactions are capped at what one visit can produce (4 hours, 10,000). Answered once the batch is on disk.
      */
     post: operations['reportSessionEvents'];
     delete?: never;
@@ -4007,6 +4007,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
       };
       header?: never;
@@ -4092,6 +4093,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A domain id such as domain_01jdq4b7e2g5j8k1m3n6p9r2s4. The tenant domain
+         * @example domain_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         tenant_domain_id: string;
       };
       cookie?: never;
@@ -4126,6 +4131,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A domain id such as domain_01jdq4b7e2g5j8k1m3n6p9r2s4. The tenant domain
+         * @example domain_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         tenant_domain_id: string;
       };
       cookie?: never;
@@ -4162,6 +4171,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /** @description Case-insensitive substring match; empty means no filter */
         query?: string;
@@ -4255,6 +4265,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description An account id such as account_01jdq4b7e2g5j8k1m3n6p9r2s4. The account
+         * @example account_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         account_id: string;
       };
       cookie?: never;
@@ -4289,6 +4303,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description An account id such as account_01jdq4b7e2g5j8k1m3n6p9r2s4. The account
+         * @example account_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         account_id: string;
       };
       cookie?: never;
@@ -4336,6 +4354,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /** @description Only the person with this email (case-insensitive) */
         email?: string;
@@ -4441,6 +4460,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. The person
+         * @example person_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         person_id: string;
       };
       cookie?: never;
@@ -4488,6 +4511,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. The person
+         * @example person_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         person_id: string;
       };
       cookie?: never;
@@ -4524,6 +4551,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. The person
+         * @example person_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         person_id: string;
       };
       cookie?: never;
@@ -4585,10 +4616,15 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
       };
       header?: never;
       path: {
+        /**
+         * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. The person
+         * @example person_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         person_id: string;
       };
       cookie?: never;
@@ -4626,6 +4662,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. The person
+         * @example person_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         person_id: string;
       };
       cookie?: never;
@@ -4676,7 +4716,15 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. The person
+         * @example person_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         person_id: string;
+        /**
+         * @description A personlog id such as personlog_01jdq4b7e2g5j8k1m3n6p9r2s4. An entry of the person's log
+         * @example personlog_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         person_log_id: string;
       };
       cookie?: never;
@@ -4724,9 +4772,11 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /** @description Case-insensitive substring match; empty means no filter */
         query?: string;
+        /** @description Only the pages in this status */
         status?: components['schemas']['PageStatus'];
       };
       header?: never;
@@ -4875,6 +4925,7 @@ export interface operations {
   searchPages: {
     parameters: {
       query?: {
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /** @description Case-insensitive substring match; empty means no filter */
         query?: string;
@@ -4912,6 +4963,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -4946,6 +5001,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -4982,6 +5041,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -5039,6 +5102,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -5087,6 +5154,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -5135,6 +5206,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -5180,6 +5255,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-', but not '.' or '..'. The brand, named by the client (the pages' brandId)
+         * @example acme-retail
+         */
         brand_id: string;
       };
       cookie?: never;
@@ -5215,7 +5294,7 @@ export interface operations {
       header?: never;
       path: {
         /**
-         * @description A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-'. The pages' brandId
+         * @description A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-', but not '.' or '..'. The brand, named by the client (the pages' brandId)
          * @example acme-retail
          */
         brand_id: string;
@@ -5285,6 +5364,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-', but not '.' or '..'. The brand, named by the client (the pages' brandId)
+         * @example acme-retail
+         */
         brand_id: string;
       };
       cookie?: never;
@@ -5321,6 +5404,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
       };
       header?: never;
@@ -5412,6 +5496,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /** @description Case-insensitive substring match; empty means no filter */
         query?: string;
@@ -5449,6 +5534,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A topic id such as topic_01jdq4b7e2g5j8k1m3n6p9r2s4. The topic
+         * @example topic_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_id: string;
       };
       cookie?: never;
@@ -5483,6 +5572,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A topic id such as topic_01jdq4b7e2g5j8k1m3n6p9r2s4. The topic
+         * @example topic_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_id: string;
       };
       cookie?: never;
@@ -5517,6 +5610,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A topic id such as topic_01jdq4b7e2g5j8k1m3n6p9r2s4. The topic
+         * @example topic_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_id: string;
       };
       cookie?: never;
@@ -5567,6 +5664,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A topic id such as topic_01jdq4b7e2g5j8k1m3n6p9r2s4. The topic
+         * @example topic_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_id: string;
       };
       cookie?: never;
@@ -5621,7 +5722,15 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A topic id such as topic_01jdq4b7e2g5j8k1m3n6p9r2s4. The topic
+         * @example topic_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_id: string;
+        /**
+         * @description A topicentry id such as topicentry_01jdq4b7e2g5j8k1m3n6p9r2s4. An entry of the topic
+         * @example topicentry_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_entry_id: string;
       };
       cookie?: never;
@@ -5656,7 +5765,15 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A topic id such as topic_01jdq4b7e2g5j8k1m3n6p9r2s4. The topic
+         * @example topic_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_id: string;
+        /**
+         * @description A topicentry id such as topicentry_01jdq4b7e2g5j8k1m3n6p9r2s4. An entry of the topic
+         * @example topicentry_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_entry_id: string;
       };
       cookie?: never;
@@ -5691,7 +5808,15 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A topic id such as topic_01jdq4b7e2g5j8k1m3n6p9r2s4. The topic
+         * @example topic_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_id: string;
+        /**
+         * @description A topicentry id such as topicentry_01jdq4b7e2g5j8k1m3n6p9r2s4. An entry of the topic
+         * @example topicentry_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         topic_entry_id: string;
       };
       cookie?: never;
@@ -5794,6 +5919,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A file id such as file_01jdq4b7e2g5j8k1m3n6p9r2s4. The file
+         * @example file_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         file_id: string;
       };
       cookie?: never;
@@ -5828,6 +5957,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /** @description Which assets to list; active by default */
         lifecycleState?: 'active' | 'trashed' | 'deleted';
@@ -5923,6 +6053,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /** @description Only assets whose `data.type` is this */
         assetType?: 'image' | 'logo' | 'icon' | 'video' | 'custom-component';
@@ -5962,6 +6093,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description An asset id such as asset_01jdq4b7e2g5j8k1m3n6p9r2s4. The asset
+         * @example asset_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         asset_id: string;
       };
       cookie?: never;
@@ -5996,6 +6131,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description An asset id such as asset_01jdq4b7e2g5j8k1m3n6p9r2s4. The asset
+         * @example asset_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         asset_id: string;
       };
       cookie?: never;
@@ -6035,6 +6174,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description An asset id such as asset_01jdq4b7e2g5j8k1m3n6p9r2s4. The asset
+         * @example asset_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         asset_id: string;
       };
       cookie?: never;
@@ -6080,6 +6223,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /** @description Only links to this audience */
         audienceId?: string;
@@ -6171,6 +6315,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A pagelink id such as pagelink_01jdq4b7e2g5j8k1m3n6p9r2s4. The page link
+         * @example pagelink_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_link_id: string;
       };
       cookie?: never;
@@ -6205,6 +6353,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A pagelink id such as pagelink_01jdq4b7e2g5j8k1m3n6p9r2s4. The page link
+         * @example pagelink_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_link_id: string;
       };
       cookie?: never;
@@ -6241,6 +6393,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A pagelink id such as pagelink_01jdq4b7e2g5j8k1m3n6p9r2s4. The page link
+         * @example pagelink_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_link_id: string;
       };
       cookie?: never;
@@ -6288,10 +6444,15 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
       };
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -6329,6 +6490,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -6383,7 +6548,15 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
       };
       cookie?: never;
@@ -6418,7 +6591,15 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
       };
       cookie?: never;
@@ -6455,7 +6636,15 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
       };
       cookie?: never;
@@ -6504,6 +6693,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /**
          * @description A person id such as person_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the audiences made for this person
@@ -6549,11 +6739,20 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
       };
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
       };
       cookie?: never;
@@ -6591,7 +6790,15 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
       };
       cookie?: never;
@@ -6638,8 +6845,20 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
+        /**
+         * @description A version id such as version_01jdq4b7e2g5j8k1m3n6p9r2s4. A version of the audience
+         * @example version_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         version_id: string;
       };
       cookie?: never;
@@ -6674,8 +6893,20 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
+        /**
+         * @description A version id such as version_01jdq4b7e2g5j8k1m3n6p9r2s4. A version of the audience
+         * @example version_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         version_id: string;
       };
       cookie?: never;
@@ -6735,7 +6966,15 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
       };
       cookie?: never;
@@ -6784,7 +7023,15 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
       };
       cookie?: never;
@@ -6830,8 +7077,20 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
+        /**
+         * @description A version id such as version_01jdq4b7e2g5j8k1m3n6p9r2s4. A version of the audience
+         * @example version_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         version_id: string;
       };
       cookie?: never;
@@ -6868,6 +7127,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
       };
       header?: never;
@@ -6958,6 +7218,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A whsub id such as whsub_01jdq4b7e2g5j8k1m3n6p9r2s4. The webhook subscription
+         * @example whsub_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         subscription_id: string;
       };
       cookie?: never;
@@ -6992,6 +7256,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A whsub id such as whsub_01jdq4b7e2g5j8k1m3n6p9r2s4. The webhook subscription
+         * @example whsub_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         subscription_id: string;
       };
       cookie?: never;
@@ -7028,6 +7296,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A whsub id such as whsub_01jdq4b7e2g5j8k1m3n6p9r2s4. The webhook subscription
+         * @example whsub_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         subscription_id: string;
       };
       cookie?: never;
@@ -7082,6 +7354,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A whsub id such as whsub_01jdq4b7e2g5j8k1m3n6p9r2s4. The webhook subscription
+         * @example whsub_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         subscription_id: string;
       };
       cookie?: never;
@@ -7127,10 +7403,15 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
       };
       header?: never;
       path: {
+        /**
+         * @description A whsub id such as whsub_01jdq4b7e2g5j8k1m3n6p9r2s4. The webhook subscription
+         * @example whsub_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         subscription_id: string;
       };
       cookie?: never;
@@ -7168,6 +7449,10 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A whsub id such as whsub_01jdq4b7e2g5j8k1m3n6p9r2s4. The webhook subscription
+         * @example whsub_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         subscription_id: string;
       };
       cookie?: never;
@@ -7216,7 +7501,15 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
+        /**
+         * @description A whsub id such as whsub_01jdq4b7e2g5j8k1m3n6p9r2s4. The webhook subscription
+         * @example whsub_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         subscription_id: string;
+        /**
+         * @description A delivery id such as delivery_01jdq4b7e2g5j8k1m3n6p9r2s4. A delivery of the webhook subscription
+         * @example delivery_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         delivery_id: string;
       };
       cookie?: never;
@@ -7267,6 +7560,10 @@ export interface operations {
       };
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
       };
       cookie?: never;
@@ -7310,7 +7607,15 @@ export interface operations {
       };
       header?: never;
       path: {
+        /**
+         * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. The page
+         * @example page_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         page_id: string;
+        /**
+         * @description An audience id such as audience_01jdq4b7e2g5j8k1m3n6p9r2s4. An audience of the page
+         * @example audience_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         audience_id: string;
       };
       cookie?: never;
@@ -7345,6 +7650,7 @@ export interface operations {
       query?: {
         /** @description nextCursor of the previous page */
         cursor?: string;
+        /** @description How many items to answer, 1 to 100; 20 when not given */
         limit?: number;
         /**
          * @description A page id such as page_01jdq4b7e2g5j8k1m3n6p9r2s4. Only the submissions made on this page
@@ -7392,6 +7698,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /**
+         * @description A form id such as form_01jdq4b7e2g5j8k1m3n6p9r2s4. The form submission
+         * @example form_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         form_submission_id: string;
       };
       cookie?: never;
@@ -7447,14 +7757,21 @@ export interface operations {
   downloadFile: {
     parameters: {
       query: {
+        /** @description The tenant id of the file */
         tenant: string;
         /** @description Unix epoch milliseconds */
         expires: number;
+        /** @description The signature over every other part of the link */
         signature: string;
+        /** @description The format of the bytes */
         type: 'png' | 'jpeg' | 'gif' | 'webp' | 'svg';
       };
       header?: never;
       path: {
+        /**
+         * @description A file id such as file_01jdq4b7e2g5j8k1m3n6p9r2s4. The file
+         * @example file_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         file_id: string;
       };
       cookie?: never;
@@ -7488,13 +7805,19 @@ export interface operations {
   downloadFilePreview: {
     parameters: {
       query: {
+        /** @description The tenant id of the file */
         tenant: string;
         /** @description Unix epoch milliseconds */
         expires: number;
+        /** @description The signature over every other part of the link */
         signature: string;
       };
       header?: never;
       path: {
+        /**
+         * @description A file id such as file_01jdq4b7e2g5j8k1m3n6p9r2s4. The file
+         * @example file_01jdq4b7e2g5j8k1m3n6p9r2s4
+         */
         file_id: string;
       };
       cookie?: never;
@@ -7530,6 +7853,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description The hostname to check (as a TLS proxy sends it) */
         hostname: string;
       };
       cookie?: never;
@@ -7631,7 +7955,10 @@ export interface operations {
   reportSessionEvents: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description The media type of the body: application/json, text/plain */
+        'Content-Type': 'application/json' | 'text/plain';
+      };
       path?: never;
       cookie?: never;
     };
@@ -7665,6 +7992,34 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['SessionEventBatch'];
+        /**
+         * @example {
+         *       "token": "eyJ0IjoidGVuYW50XzAxamRxMXZ6In0.q8Xh2v5p0dTzR3mL9sKcWbYfJ4nAeGu7",
+         *       "sessionId": "3f6c1a2e-8b4d-4e7a-9c1f-5d2b7e9a0c44",
+         *       "events": [
+         *         {
+         *           "type": "session_start",
+         *           "at": 1774526400000
+         *         },
+         *         {
+         *           "type": "scroll",
+         *           "at": 1774526404500,
+         *           "depth": 60
+         *         },
+         *         {
+         *           "type": "cta_click",
+         *           "at": 1774526409000,
+         *           "actionId": "book-demo"
+         *         },
+         *         {
+         *           "type": "time",
+         *           "at": 1774526430000,
+         *           "ms": 30000
+         *         }
+         *       ]
+         *     }
+         */
+        'text/plain': components['schemas']['SessionEventBatch'];
       };
     };
     responses: {
@@ -7694,7 +8049,10 @@ export interface operations {
   submitForm: {
     parameters: {
       query?: never;
-      header?: never;
+      header: {
+        /** @description The media type of the body: application/json, text/plain */
+        'Content-Type': 'application/json' | 'text/plain';
+      };
       path?: never;
       cookie?: never;
     };
@@ -7713,6 +8071,19 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['FormSubmissionCreate'];
+        /**
+         * @example {
+         *       "token": "eyJ0IjoidGVuYW50XzAxamRxMXZ6In0.q8Xh2v5p0dTzR3mL9sKcWbYfJ4nAeGu7",
+         *       "sessionId": "3f6c1a2e-8b4d-4e7a-9c1f-5d2b7e9a0c44",
+         *       "email": "maya.chen@northwind-outfitters.com",
+         *       "fields": {
+         *         "name": "Maya Chen",
+         *         "company": "Northwind Outfitters",
+         *         "message": "Can we see the Shopify Plus integration before our spring launch?"
+         *       }
+         *     }
+         */
+        'text/plain': components['schemas']['FormSubmissionCreate'];
       };
     };
     responses: {
