@@ -172,6 +172,17 @@ describe('retries', () => {
     expect(await personsNamed('After a drop')).toHaveLength(1);
   });
 
+  it('does not send a public POST again after a dropped connection: it takes no Idempotency-Key', async () => {
+    await throughProxy();
+    proxy.intercept({ drop: true });
+    const body = { token: 'not-checked', sessionId: 'dropped-session-1', events: [] };
+
+    const failed = await tailor.POST('/v0/public/events', { body }).catch((error) => error);
+
+    expect(failed).toBeInstanceOf(TailorConnectionError);
+    expect(proxy.arrivals).toHaveLength(1);
+  });
+
   it('gives up after maxRetries, set per client and per call, and answers the last 503 as a TailorProblem', async () => {
     await throughProxy({ maxRetries: 1 });
     proxy.intercept({ answer: 503 }, { answer: 503 }, { answer: 503 });

@@ -35,7 +35,7 @@ export function retrying(
     const keyed = withIdempotencyKey(request, maxRetries);
     for (let attempt = 0; ; attempt++) {
       const outcome = await attemptOnce(send, keyed, timeout);
-      const delay = attempt < maxRetries ? retryDelay(outcome, attempt) : undefined;
+      const delay = attempt < maxRetries ? retryDelay(keyed, outcome, attempt) : undefined;
       if (delay === undefined) {
         if (outcome instanceof Response) return outcome;
         throw outcome;
@@ -75,9 +75,17 @@ async function attemptOnce(
   }
 }
 
+/**
+ * The public endpoints (events, forms) take no `Idempotency-Key`: a POST to them that got no answer
+ * may have been recorded, so only a 429 or a 503, which say it was not, sends it again.
+ */
+function replaysSafely(request: Request): boolean {
+  return request.method !== 'POST' || !new URL(request.url).pathname.includes('/v0/public/');
+}
+
 /** How long to wait before the next attempt, or undefined when this outcome is final. */
-function retryDelay(outcome: Response | Error, attempt: number): number | undefined {
-  if (outcome instanceof TailorConnectionError) return backoff(attempt);
+function retryDelay(request: Request, outcome: Response | Error, attempt: number): number | undefined {
+  if (outcome instanceof TailorConnectionError) return replaysSafely(request) ? backoff(attempt) : undefined;
   if (!(outcome instanceof Response) || !RETRIED_STATUSES.has(outcome.status)) return undefined;
   const asked = retryAfter(outcome.headers.get('retry-after'));
   if (asked === undefined) return backoff(attempt);
