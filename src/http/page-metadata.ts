@@ -12,7 +12,7 @@ export const SAFE_URL = {
   maxLength: 2048,
   pattern: SAFE_URL_PATTERN,
   description:
-    'A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing',
+    'A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\\host), a #fragment, or nothing',
   examples: ['https://acme.com/demo'],
 };
 export const SafeUrl = Type.String(SAFE_URL);

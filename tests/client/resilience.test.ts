@@ -177,7 +177,9 @@ describe('retries', () => {
     proxy.intercept({ drop: true });
     const body = { token: 'not-checked', sessionId: 'dropped-session-1', events: [] };
 
-    const failed = await tailor.POST('/v0/public/events', { body }).catch((error) => error);
+    const failed = await tailor
+      .POST('/v0/public/events', { params: { header: { 'Content-Type': 'application/json' } }, body })
+      .catch((error) => error);
 
     expect(failed).toBeInstanceOf(TailorConnectionError);
     expect(proxy.arrivals).toHaveLength(1);

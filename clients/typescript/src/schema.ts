@@ -1649,7 +1649,7 @@ export interface components {
           | 'notranslate'
         )[];
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         canonicalUrl?: string;
@@ -1658,7 +1658,7 @@ export interface components {
         ogImageAlt?: string;
         ogSiteName?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogUrl?: string;
@@ -1669,13 +1669,13 @@ export interface components {
         twitterCreator?: string;
         themeColor?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogImageUrl?: string;
         ogImageFileId?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         twitterImageUrl?: string;
@@ -1700,7 +1700,7 @@ export interface components {
           | 'notranslate'
         )[];
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         canonicalUrl?: string;
@@ -1709,7 +1709,7 @@ export interface components {
         ogImageAlt?: string;
         ogSiteName?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogUrl?: string;
@@ -1720,13 +1720,13 @@ export interface components {
         twitterCreator?: string;
         themeColor?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogImageUrl?: string;
         ogImageFileId?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         twitterImageUrl?: string;
@@ -1794,7 +1794,7 @@ export interface components {
           | 'notranslate'
         )[];
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         canonicalUrl?: string;
@@ -1803,7 +1803,7 @@ export interface components {
         ogImageAlt?: string;
         ogSiteName?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogUrl?: string;
@@ -1814,13 +1814,13 @@ export interface components {
         twitterCreator?: string;
         themeColor?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogImageUrl?: string;
         ogImageFileId?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         twitterImageUrl?: string;
@@ -1927,7 +1927,7 @@ export interface components {
           | 'notranslate'
         )[];
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         canonicalUrl?: string;
@@ -1936,7 +1936,7 @@ export interface components {
         ogImageAlt?: string;
         ogSiteName?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogUrl?: string;
@@ -1947,13 +1947,13 @@ export interface components {
         twitterCreator?: string;
         themeColor?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogImageUrl?: string;
         ogImageFileId?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         twitterImageUrl?: string;
@@ -2023,7 +2023,7 @@ export interface components {
         buttonTitle: string;
         purpose: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         url: string;
@@ -2047,7 +2047,7 @@ export interface components {
           | 'notranslate'
         )[];
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         canonicalUrl?: string;
@@ -2056,7 +2056,7 @@ export interface components {
         ogImageAlt?: string;
         ogSiteName?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogUrl?: string;
@@ -2067,13 +2067,13 @@ export interface components {
         twitterCreator?: string;
         themeColor?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogImageUrl?: string;
         ogImageFileId?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         twitterImageUrl?: string;
@@ -2515,7 +2515,7 @@ export interface components {
           | 'notranslate'
         )[];
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         canonicalUrl?: string;
@@ -2524,7 +2524,7 @@ export interface components {
         ogImageAlt?: string;
         ogSiteName?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogUrl?: string;
@@ -2535,13 +2535,13 @@ export interface components {
         twitterCreator?: string;
         themeColor?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogImageUrl?: string;
         ogImageFileId?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         twitterImageUrl?: string;
@@ -2573,7 +2573,7 @@ export interface components {
         buttonTitle: string;
         actionType: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         url?: string;
@@ -2587,7 +2587,7 @@ export interface components {
           image: {
             altText?: string;
             /**
-             * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+             * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
              * @example https://acme.com/demo
              */
             url?: string;
@@ -2626,7 +2626,7 @@ export interface components {
           id?: string;
           text: string;
           /**
-           * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+           * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
            * @example https://acme.com/demo
            */
           url: string;
@@ -2653,7 +2653,7 @@ export interface components {
           | 'notranslate'
         )[];
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         canonicalUrl?: string;
@@ -2662,7 +2662,7 @@ export interface components {
         ogImageAlt?: string;
         ogSiteName?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogUrl?: string;
@@ -2785,7 +2785,7 @@ export interface components {
         buttonTitle: string;
         actionType: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         url?: string;
@@ -2799,7 +2799,7 @@ export interface components {
           image: {
             altText?: string;
             /**
-             * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+             * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
              * @example https://acme.com/demo
              */
             url?: string;
@@ -2835,7 +2835,7 @@ export interface components {
               id?: string;
               text: string;
               /**
-               * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+               * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
                * @example https://acme.com/demo
                */
               url: string;
@@ -2862,7 +2862,7 @@ export interface components {
           | 'notranslate'
         )[];
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         canonicalUrl?: string;
@@ -2871,7 +2871,7 @@ export interface components {
         ogImageAlt?: string;
         ogSiteName?: string;
         /**
-         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with /, a #fragment, or nothing
+         * @description A link such as https://acme.com/demo: an http(s), mailto: or tel: URL, a path starting with a single / (not //host or /\host), a #fragment, or nothing
          * @example https://acme.com/demo
          */
         ogUrl?: string;
@@ -7853,7 +7853,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The hostname to check (as a TLS proxy sends it) */
+        /** @description The hostname to check, as a TLS proxy sends it; case, a port and a trailing dot are ignored */
         hostname: string;
       };
       cookie?: never;
@@ -7881,7 +7881,7 @@ export interface operations {
   checkTenantDomainByQuery: {
     parameters: {
       query: {
-        /** @description The hostname to check (as a TLS proxy sends it) */
+        /** @description The hostname to check, as a TLS proxy sends it; case, a port and a trailing dot are ignored */
         domain: string;
       };
       header?: never;

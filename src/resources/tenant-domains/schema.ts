@@ -43,7 +43,7 @@ export const TenantDomainParams = IdParams('tenant_domain_id');
 
 const CheckedHostname = Type.String({
   maxLength: 253,
-  description: 'The hostname to check (as a TLS proxy sends it)',
+  description: 'The hostname to check, as a TLS proxy sends it; case, a port and a trailing dot are ignored',
 });
 export const HostnameParams = Type.Object({ hostname: CheckedHostname });
 export const HostnameQuery = Type.Object({ domain: CheckedHostname });
