@@ -110,7 +110,7 @@ describe.skipIf(!hasChromium)('the console for people in Chromium', () => {
       .toBe('A colour such as #3730a3: "#" and six hexadecimal digits (0-9, a-f).');
     await expect
       .poll(() => field(page, 'Brand id').locator('.limits').textContent())
-      .toBe("A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-'.");
+      .toBe("A brand id such as acme-retail: 1 to 64 letters, digits, '.', '_' or '-', but not '.' or '..'.");
     await expect
       .poll(() => field(page, 'Upload a logo').locator('.hint').textContent())
       .toBe('PNG, JPEG, GIF, WebP or SVG, at most 10 MiB.');
