@@ -57,7 +57,7 @@ const PERSON_ANSWER = JSON.stringify({
 });
 
 function twoReads(dir: string): () => void {
-  const sqlite = connectSqlite(path.join(dir, 'reads'), 5_000);
+  const sqlite = connectSqlite(path.join(dir, 'reads'));
   sqlite.exec(
     'CREATE TABLE IF NOT EXISTS rows (tenant_id text, id text, body text, PRIMARY KEY (tenant_id, id))',
   );

@@ -29,7 +29,7 @@ async function tailorSchema(dir: string): Promise<{ sqlite: Database; tenantId: 
   await migrateToLatest(database);
   const { tenantId } = await createTenantWithKey(database, { name: 'Ceiling' });
   await database.close();
-  return { sqlite: connectSqlite(dataDir, 5_000), tenantId };
+  return { sqlite: connectSqlite(dataDir), tenantId };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { NoTables, OpenTransaction, TenantDb } from '../db/tenant-db.ts';
 import { AppError } from '../shared/errors.ts';
 import { stableStringify } from '../shared/stable-json.ts';
@@ -189,13 +189,24 @@ async function keepWithWrites(held: Idempotent, answer: () => StoredResponse): P
 
 /**
  * An error answer changes nothing: what the request wrote is rolled back. A 4xx is kept as the
- * key's answer; after a server failure the key is given up, so that the client may retry it.
+ * key's answer; after a server failure the key is given up, so that the client may retry it. After
+ * a 503 (the database away or locked past its timeout) the answer does not wait for that release,
+ * which would wait as long again: should it fail, the claim is taken over once abandoned.
  */
-async function keepWithoutWrites(held: Idempotent, answer: () => StoredResponse): Promise<void> {
+async function keepWithoutWrites(
+  held: Idempotent,
+  answer: () => StoredResponse,
+  log: FastifyBaseLogger,
+): Promise<void> {
   await held.transaction.rollback();
   const kept = answer();
-  if (kept.statusCode >= 500) await releaseKey(held.outside, held.claim);
-  else await saveResponse(held.outside, held.claim, kept);
+  if (kept.statusCode < 500) {
+    await saveResponse(held.outside, held.claim, kept);
+    return;
+  }
+  const released = releaseKey(held.outside, held.claim);
+  if (kept.statusCode !== 503) return released;
+  released.catch((error: unknown) => log.warn({ err: error }, 'idempotency key not released'));
 }
 
 /** Ends the request's transaction, whatever happens: an open one would hold SQLite's writer for good. */
@@ -215,7 +226,7 @@ async function settle(request: FastifyRequest, reply: FastifyReply, payload: unk
   }
   // The error answer stands when it cannot be kept (the database went away meanwhile): the claim
   // left behind is taken over once abandoned, and the retry runs again.
-  await keepWithoutWrites(held, answer).catch((error: unknown) =>
+  await keepWithoutWrites(held, answer, request.log).catch((error: unknown) =>
     request.log.warn({ err: error }, 'idempotency key not settled'),
   );
 }

@@ -112,20 +112,64 @@ describe.skipIf(!onPostgres)('PostgreSQL waits', () => {
 });
 
 describe.skipIf(onPostgres)('SQLite waits', () => {
-  it('a write waiting for the lock another connection holds fails as unavailable within the timeout', async () => {
+  /** A database of its own with a table, and another connection (another process, as far as SQLite knows) holding its write lock. */
+  async function lockedElsewhere() {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-timeouts-'));
+    cleanups.push(async () => fs.rmSync(dataDir, { recursive: true, force: true }));
     const database = open({ dataDir });
     await sql`CREATE TABLE waits (n INTEGER)`.execute(anyTables(database));
     const holder = new SQLite(sqliteFile(dataDir));
     holder.exec('BEGIN IMMEDIATE');
     cleanups.push(async () => holder.close());
-    const { error, ms } = await failure(() =>
-      sql`INSERT INTO waits (n) VALUES (1)`.execute(anyTables(database)),
-    );
+    const insert = () => sql`INSERT INTO waits (n) VALUES (1)`.execute(anyTables(database));
+    return { database, holder, insert };
+  }
+
+  /** Turns of the event loop while `work` runs, counted by a 5 ms timer: none when it blocks the loop. */
+  async function ticksDuring(work: () => Promise<unknown>): Promise<number> {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      await work().catch(() => {});
+    } finally {
+      clearInterval(timer);
+    }
+    return ticks;
+  }
+
+  it('a write waiting for the lock another connection holds fails as unavailable within the timeout', async () => {
+    const { database, holder, insert } = await lockedElsewhere();
+    const { error, ms } = await failure(insert);
     expect(database.isUnavailable(error), String(error)).toBe(true);
     expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
     expect(ms).toBeLessThan(BOUND_MS);
     holder.exec('ROLLBACK');
-    await sql`INSERT INTO waits (n) VALUES (1)`.execute(anyTables(database));
+    await insert();
+  });
+
+  it('waits for the lock without holding the event loop (issue 37: an 8 s lock froze both listeners)', async () => {
+    const { insert } = await lockedElsewhere();
+    // SQLite's own busy wait would run on the loop: no timer could fire until the wait ended.
+    expect(await ticksDuring(insert)).toBeGreaterThan(TIMEOUT_MS / 5 / 4);
+  });
+
+  it('reads go on while a write waits for the lock, and the write goes through once it is released', async () => {
+    const { database, holder, insert } = await lockedElsewhere();
+    const waiting = insert();
+    const reads = await Promise.all(Array.from({ length: 5 }, () => selectOne(database)));
+    expect(reads.map((read) => read.rows.length)).toEqual([1, 1, 1, 1, 1]);
+    holder.exec('COMMIT');
+    await waiting;
+    const counted = await sql<{ n: number }>`SELECT count(*) AS n FROM waits`.execute(anyTables(database));
+    expect(counted.rows[0]?.n).toBe(1);
+  });
+
+  it('writes that wait together go through together once the lock is free', async () => {
+    const { database, holder, insert } = await lockedElsewhere();
+    const waiting = Promise.all(Array.from({ length: 10 }, insert));
+    setTimeout(() => holder.exec('COMMIT'), TIMEOUT_MS / 5);
+    await waiting;
+    const counted = await sql<{ n: number }>`SELECT count(*) AS n FROM waits`.execute(anyTables(database));
+    expect(counted.rows[0]?.n).toBe(10);
   });
 });

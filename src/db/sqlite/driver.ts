@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from 'kysely';
 import { SearchChanges } from './search-changes.ts';
@@ -44,6 +45,20 @@ class Mutex {
     return this.held !== undefined || this.waiting > 0;
   }
 
+  /** Takes it when nobody holds it or waits for it; answers whether it did. */
+  tryLock(): boolean {
+    if (this.busy) return false;
+    this.held = new Promise((resolve) => {
+      this.release = resolve;
+    });
+    return true;
+  }
+
+  /** Waits until nobody holds it, without taking it. */
+  async free(): Promise<void> {
+    while (this.held) await this.held;
+  }
+
   async lock(): Promise<void> {
     this.waiting++;
     while (this.held) await this.held;
@@ -63,9 +78,9 @@ class Mutex {
 
 /**
  * The write lock of each database file among this process's connections. A group holds SQLite's
- * write lock across a turn of the event loop, and another connection of the same process that asked
- * SQLite for it would wait synchronously (busy_timeout), blocking the very turn that would free it;
- * so connections of one process take turns here, asynchronously, before asking SQLite.
+ * write lock across a turn of the event loop, and another connection of the same process asking
+ * SQLite for it could only be refused until that turn ends; so connections of one process take
+ * turns here, asynchronously, before asking SQLite.
  */
 const fileWriters = new Map<string, { mutex: Mutex; users: number }>();
 
@@ -79,6 +94,12 @@ function writerOf(file: string): Mutex {
 function leaveWriter(file: string): void {
   const entry = fileWriters.get(file);
   if (entry && --entry.users === 0) fileWriters.delete(file);
+}
+
+/** Pauses between attempts at the write lock: from 1 ms, doubling to 50 ms, each with up to half again at random. */
+function retryDelayMs(attempt: number): number {
+  const base = Math.min(50, 2 ** (attempt - 1));
+  return base + Math.random() * base * 0.5;
 }
 
 /** One transaction on disk that several units of work share, and the moment it is. */
@@ -118,7 +139,14 @@ export class GroupCommitSqliteDriver implements Driver {
   /** Whether a unit of the open group may have staged search changes that are not applied yet. */
   private searchChangesStaged = false;
 
-  constructor(private readonly db: BetterSqlite3.Database) {
+  /**
+   * @param lockWaitMs How long a unit waits for SQLite's write lock while another process holds it
+   *   (TAILOR_DB_TIMEOUT_MS).
+   */
+  constructor(
+    private readonly db: BetterSqlite3.Database,
+    private readonly lockWaitMs: number,
+  ) {
     this.statements = new StatementCache(db, STATEMENT_CACHE_SIZE);
     this.searchChanges = new SearchChanges((sql) => this.statements.get(sql));
     this.writer = writerOf(db.name);
@@ -127,7 +155,7 @@ export class GroupCommitSqliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.mutex.lock();
+    await this.lock();
     return new Unit(this);
   }
 
@@ -223,21 +251,64 @@ export class GroupCommitSqliteDriver implements Driver {
     this.searchChangesStaged = false;
   }
 
+  /** @internal Waits for the connection, for a unit that gave it up and is used again. */
+  lock(): Promise<void> {
+    return this.mutex.lock();
+  }
+
   /** @internal Lets the next unit have the connection. */
   unlock(): void {
     this.mutex.unlock();
   }
 
+  /**
+   * Opens a group, taking SQLite's write lock (IMMEDIATE: so that no statement of the group can fail
+   * later for want of it). Another process may hold it (the CLI, a worker, an operator's sqlite3):
+   * SQLite is asked without waiting (busy_timeout 0), and between attempts the unit gives the
+   * connection up, so that reads go on and the event loop never waits for the lock. Past the
+   * database timeout, SQLite's SQLITE_BUSY is the answer: the database counts as unavailable.
+   */
   private async openGroup(): Promise<void> {
-    await this.writer.lock();
+    const deadline = Date.now() + this.lockWaitMs;
+    for (let attempt = 1; ; attempt++) {
+      // A unit that took the connection while this one waited may have opened a group: join it.
+      if (this.group) return;
+      if (!this.writer.tryLock()) {
+        await this.withoutConnection(() => this.writer.free());
+        continue;
+      }
+      const refusal = this.begin();
+      if (refusal === undefined) return this.startGroup();
+      this.writer.unlock();
+      const waitMs = Math.min(retryDelayMs(attempt), deadline - Date.now());
+      if (waitMs <= 0) throw refusal;
+      await this.withoutConnection(() => sleep(waitMs));
+    }
+  }
+
+  /** Begins the group's transaction; answers SQLite's refusal when another process holds the write lock. */
+  private begin(): unknown {
     try {
-      // IMMEDIATE: the write lock is taken now (waiting busy_timeout for another process), so no
-      // statement of the group can fail later for want of it.
       this.run('BEGIN IMMEDIATE');
+      return undefined;
     } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return error;
       this.writer.unlock();
       throw error;
     }
+  }
+
+  /** Runs `wait` with the connection given up to the units queued for it, and takes it back after. */
+  private async withoutConnection(wait: () => Promise<void>): Promise<void> {
+    this.mutex.unlock();
+    try {
+      await wait();
+    } finally {
+      await this.mutex.lock();
+    }
+  }
+
+  private startGroup(): void {
     let settle!: (error?: unknown) => void;
     const committed = new Promise<void>((resolve, reject) => {
       settle = (error) => (error === undefined ? resolve() : reject(error));
@@ -296,6 +367,7 @@ class Unit implements DatabaseConnection {
   constructor(private readonly driver: GroupCommitSqliteDriver) {}
 
   async begin(): Promise<void> {
+    if (this.released) await this.takeBack();
     this.transaction = await this.driver.enterGroup(true);
   }
 
@@ -320,7 +392,18 @@ class Unit implements DatabaseConnection {
     this.driver.unlock();
   }
 
+  /**
+   * Takes the connection again for a unit that Kysely goes on using after a statement of its own gave
+   * it up: a connection held across statements (Kysely's migrator begins a transaction on the one it
+   * took the migration lock with).
+   */
+  private async takeBack(): Promise<void> {
+    await this.driver.lock();
+    this.released = false;
+  }
+
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.released) await this.takeBack();
     const statement = this.driver.statement(query.sql);
     if (this.transaction) return run<R>(statement, query.parameters);
     if (statement.readonly && !this.driver.grouping) return run<R>(statement, query.parameters);

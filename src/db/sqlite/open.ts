@@ -5,7 +5,6 @@ import {
   type DialectAdapter,
   type Driver,
   Kysely,
-  type MigrationLockOptions,
   SqliteAdapter,
   SqliteDialect,
   SqliteIntrospector,
@@ -38,23 +37,14 @@ export const sqliteEngine: Engine = {
 };
 
 /**
- * Kysely runs SQLite migrations outside a transaction and without a lock, which is neither crash-safe
- * nor safe when two processes migrate one file. Here each run is one transaction whose first
- * statement writes the lock row, so it holds SQLite's write lock from before it reads which
- * migrations have run until it commits.
+ * Kysely runs SQLite migrations outside a transaction, which is neither crash-safe nor safe when two
+ * processes migrate one file. Here each run is one transaction, and the driver begins every
+ * transaction IMMEDIATE: it holds SQLite's write lock from before it reads which migrations have run
+ * until it commits, so a second process waits for it and then finds the work done.
  */
 class MigratingSqliteAdapter extends SqliteAdapter {
   override get supportsTransactionalDdl(): boolean {
     return true;
-  }
-
-  // biome-ignore lint/suspicious/noExplicitAny: Kysely's adapter interface takes an untyped Kysely here
-  override async acquireMigrationLock(db: Kysely<any>, options: MigrationLockOptions): Promise<void> {
-    await db
-      .updateTable(options.lockTable)
-      .set({ is_locked: 1 })
-      .where('id', '=', options.lockRowId)
-      .execute();
   }
 }
 
@@ -82,20 +72,22 @@ export function sqliteFile(dataDir: string): string {
 }
 
 /** The file's connection, set as Tailor runs every one (the bench's ceiling opens its own so too). */
-export function connectSqlite(dataDir: string, timeoutMs: number): SQLite.Database {
+export function connectSqlite(dataDir: string): SQLite.Database {
   fs.mkdirSync(dataDir, { recursive: true });
   const sqlite = new SQLite(sqliteFile(dataDir));
   sqlite.pragma('journal_mode = WAL');
   // FULL: a write is on disk before the API acknowledges it, even if the machine loses power.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma(`busy_timeout = ${timeoutMs}`);
+  // 0: SQLite waits for another process's lock synchronously, which would hold the event loop; the
+  // driver waits for the write lock itself, asynchronously (GroupCommitSqliteDriver.openGroup).
+  sqlite.pragma('busy_timeout = 0');
   return sqlite;
 }
 
 export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDatabase<Tables> {
-  const sqlite = connectSqlite(dataDir, timeoutMs);
-  const driver = new GroupCommitSqliteDriver(sqlite);
+  const sqlite = connectSqlite(dataDir);
+  const driver = new GroupCommitSqliteDriver(sqlite, timeoutMs);
   const db = new Kysely<Tables>({ dialect: new TailorSqliteDialect(sqlite, driver) });
   // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
   // recommends this at open and periodically on long-lived connections.
