@@ -98,6 +98,36 @@ describe('substring search index', () => {
     },
   );
 
+  it.skipIf(onPostgres)(
+    "bounds a small tenant's search by its own rows beside a large tenant: one seek for each bound (issue 37)",
+    async () => {
+      const db = anyTables(database);
+      await db
+        .insertInto('tenants')
+        .values(['large', 'small'].map((name) => ({ id: name, slug: name, name, created_at: 0 })))
+        .execute();
+      // The large tenant's rows come after the small tenant's, as when a tenant grows after another.
+      await sql`INSERT INTO persons (id, tenant_id, name, domain_given, slug, created_at, updated_at)
+        VALUES ('small_1', 'small', 'Grace Hopper', 0, 'grace-hopper', 0, 0)`.execute(db);
+      await sql`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+        INSERT INTO persons (id, tenant_id, name, domain_given, slug, created_at, updated_at)
+        SELECT 'large_' || i, 'large', 'Person ' || i, 0, 'person-' || i, 0, 0 FROM n`.execute(db);
+      // The statistics the server keeps (PRAGMA optimize), from which the planner chose to walk
+      // every seq down from the greatest, through the large tenant's rows.
+      await sql`ANALYZE`.execute(db);
+      for (const tenant of ['small', 'large']) {
+        const where = database.search.substringMatchBetween('persons', PERSON_COLUMNS, 'hopper', tenant, {});
+        const plan = await planOf(
+          db.selectFrom('persons').select('id').where('tenant_id', '=', tenant).where(where).compile(),
+        );
+        // Each bound is SQLite's min/max optimisation on the index: one seek, whatever the tenants hold.
+        expect(plan, tenant).toContain('persons_by_tenant_seq (tenant_id=?)');
+        expect(plan, tenant).not.toContain('persons_by_seq');
+        expect(plan, tenant).not.toMatch(/SCAN persons\b(?!_search)/);
+      }
+    },
+  );
+
   it('reads only the stretch of the index that a range of ids covers (SQLite), or those rows (PostgreSQL)', async () => {
     const where = database.search.substringMatchBetween('accounts', ACCOUNT_COLUMNS, 'widget', 'tenant_1', {
       from: 'account_0',
