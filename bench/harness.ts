@@ -1,12 +1,15 @@
 /**
- * How every scenario measures: Tailor against a bare `node:http` server that answers each request
- * with the exact status, headers and bytes Tailor answered, in the same run, so that the ratio of
- * their request rates is Tailor's distance to what Node itself can serve on this machine today.
- * Load comes from autocannon in a child process (bench/load-client.mjs); rounds alternate Tailor
- * and bare, and the medians are reported with the CPU that other processes took meanwhile, which
- * tells a quiet measurement from a noisy one. Everything listens on 127.0.0.1.
+ * How every scenario measures: Tailor against a bare `node:http` server answering the same bytes, in
+ * the same run, so that the ratio of their request rates is Tailor's distance to what Node itself
+ * can serve on this machine today. The ratio's denominator is a minimal bare server in a process of
+ * its own (bench/bare-server.mjs: the same status and body, with `content-type` and `content-length`
+ * only), as a reviewer's harness runs one; beside it, a second column, a bare server in this process
+ * that repeats every one of Tailor's headers. Load comes from autocannon in a child process
+ * (bench/load-client.mjs); rounds alternate Tailor and the two bare servers, and the medians are
+ * reported with the CPU that other processes took meanwhile, which tells a quiet measurement from a
+ * noisy one. Everything listens on 127.0.0.1.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -32,8 +35,12 @@ export interface LoadResult {
 
 export interface Comparison {
   tailor: LoadResult;
+  /** The minimal bare server in a process of its own: the ratio's denominator. */
   bare: LoadResult;
   ratio: number;
+  /** The bare server in the bench's process repeating every one of Tailor's headers, and the ratio to it. */
+  sameHeaders: LoadResult;
+  sameHeadersRatio: number;
 }
 
 export interface LoadOptions {
@@ -102,8 +109,16 @@ function capture(serverUrl: string, target: Target): Promise<Answer> {
   });
 }
 
-/** A server that answers every request with `answer`; the request's body is read and dropped. */
-async function bareServer(answer: Answer): Promise<{ url: string; close(): Promise<void> }> {
+interface BareServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * A server in this process that answers every request with `answer`, every header of it included;
+ * the request's body is read and dropped.
+ */
+async function sameHeadersServer(answer: Answer): Promise<BareServer> {
   const server = http.createServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -115,6 +130,34 @@ async function bareServer(answer: Answer): Promise<{ url: string; close(): Promi
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The minimal bare server (bench/bare-server.mjs) in a process of its own on the servers' core, answering `answer`. */
+async function minimalBareServer(answer: Answer): Promise<BareServer> {
+  const bodyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tailor-bare-')), 'body');
+  fs.writeFileSync(bodyFile, answer.body);
+  const contentType = String(answer.headers['content-type'] ?? 'application/octet-stream');
+  const [command, ...args] = onCore(SERVER_CORE, [
+    process.execPath,
+    path.join(import.meta.dirname, 'bare-server.mjs'),
+    String(answer.status),
+    contentType,
+    bodyFile,
+  ]);
+  const child = spawn(command as string, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    child.once('exit', (code) => reject(new Error(`the bare server exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(path.dirname(bodyFile), { recursive: true, force: true });
+    },
   };
 }
 
@@ -197,34 +240,48 @@ export async function compareWithBare(
   pinSelf(SERVER_CORE);
   const answer = await capture(serverUrl, target);
   if (answer.status >= 400) throw new Error(`${label}: status ${answer.status}: ${answer.body.toString()}`);
-  const bare = await bareServer(answer);
+  const bare = await minimalBareServer(answer);
+  const sameHeaders = await sameHeadersServer(answer);
   const measure = async (url: string) => {
     await load(url, target, connections, warmupS);
     return load(url, target, connections, measureS);
   };
   const tailorRuns: LoadResult[] = [];
   const bareRuns: LoadResult[] = [];
+  const sameHeadersRuns: LoadResult[] = [];
   const { noise } = await withNoise(async () => {
     try {
       for (let round = 0; round < rounds; round++) {
         tailorRuns.push(await measure(serverUrl));
         bareRuns.push(await measure(bare.url));
+        sameHeadersRuns.push(await measure(sameHeaders.url));
       }
     } finally {
       await bare.close();
+      await sameHeaders.close();
     }
   });
   const tailor = medians(tailorRuns);
   const bareResult = medians(bareRuns);
+  const sameHeadersResult = medians(sameHeadersRuns);
   const ratio = tailor.rps / bareResult.rps;
+  const sameHeadersRatio = tailor.rps / sameHeadersResult.rps;
   console.log(
     `${label}: Tailor ${fmt(tailor.rps)} req/s, p50 ${tailor.p50} ms, p99 ${tailor.p99} ms, errors ${tailor.errors}` +
       ` | bare ${fmt(bareResult.rps)} req/s, p50 ${bareResult.p50} ms, p99 ${bareResult.p99} ms` +
       ` | ratio ${ratio.toFixed(3)} | ${answer.body.length} bytes, status ${answer.status}` +
+      ` | bare with Tailor's headers ${fmt(sameHeadersResult.rps)} req/s, ratio ${sameHeadersRatio.toFixed(3)}` +
       ` | Tailor rounds ${tailorRuns.map((run) => fmt(run.rps)).join(', ')} | ${describeNoise(noise)}`,
   );
-  record({ label, kind: 'load', tailor, bare: bareResult, ratio, noise });
-  return { tailor, bare: bareResult, ratio };
+  const comparison = {
+    tailor,
+    bare: bareResult,
+    ratio,
+    sameHeaders: sameHeadersResult,
+    sameHeadersRatio,
+  };
+  record({ label, kind: 'load', ...comparison, noise });
+  return comparison;
 }
 
 /** `count` requests one at a time on one keep-alive connection: the latency without queueing. */
@@ -365,7 +422,7 @@ export async function withNoise<T>(work: () => Promise<T>): Promise<{ result: T;
 
 /** One measurement as `npm run bench -- table` collects it from the scenarios it runs. */
 export type Measurement =
-  | { label: string; kind: 'load'; tailor: LoadResult; bare: LoadResult; ratio: number; noise: Noise }
+  | ({ label: string; kind: 'load'; noise: Noise } & Comparison)
   | { label: string; kind: 'sequential'; p50: number; p99: number; noise: Noise };
 
 /** With BENCH_RESULTS=<file>, each measurement is also appended to the file, one JSON line each. */

@@ -187,13 +187,14 @@ const cores = (noise: Noise) => `${noise.others.toFixed(2)} / ${noise.postgres.t
 function tableLine(row: Row, engine: Engine, measurement: Measurement | undefined): string {
   const goal = row.goals[engine];
   const goalText = 'ratio' in goal ? `≥ ${goal.ratio.toFixed(2)}` : `p99 < ${goal.p99} ms`;
-  if (!measurement) return `| ${row.path} | – | – | – | – | ${goalText} | not measured | – |`;
+  if (!measurement) return `| ${row.path} | – | – | – | – | – | ${goalText} | not measured | – |`;
   if (measurement.kind === 'sequential') {
     const met = 'p99' in goal && measurement.p99 < goal.p99;
-    return `| ${row.path} | p50 ${measurement.p50.toFixed(1)} ms | – | – | ${measurement.p99.toFixed(1)} ms | ${goalText} | ${met ? 'yes' : 'no'} | ${cores(measurement.noise)} |`;
+    return `| ${row.path} | p50 ${measurement.p50.toFixed(1)} ms | – | – | – | ${measurement.p99.toFixed(1)} ms | ${goalText} | ${met ? 'yes' : 'no'} | ${cores(measurement.noise)} |`;
   }
   const met = 'ratio' in goal ? measurement.ratio >= goal.ratio : measurement.tailor.p99 < goal.p99;
-  return `| ${row.path} | ${fmt(measurement.tailor.rps)} | ${fmt(measurement.bare.rps)} | ${measurement.ratio.toFixed(3)} | ${measurement.tailor.p99} ms | ${goalText} | ${met ? 'yes' : 'no'} | ${cores(measurement.noise)} |`;
+  const sameHeaders = `${fmt(measurement.sameHeaders.rps)} (${measurement.sameHeadersRatio.toFixed(3)})`;
+  return `| ${row.path} | ${fmt(measurement.tailor.rps)} | ${fmt(measurement.bare.rps)} | ${measurement.ratio.toFixed(3)} | ${sameHeaders} | ${measurement.tailor.p99} ms | ${goalText} | ${met ? 'yes' : 'no'} | ${cores(measurement.noise)} |`;
 }
 
 export async function runTable(args: string[]): Promise<void> {
@@ -232,12 +233,14 @@ export async function runTable(args: string[]): Promise<void> {
 
   const cpus = os.cpus();
   console.log(
-    `\n## The goals of issue 24\n\n${cpus[0]?.model ?? '?'} × ${cpus.length}, node ${process.version}, ${new Date().toISOString()}. Ratio: Tailor's request rate over a bare node:http server's answering the same bytes (medians of 3 rounds); p99 of the same runs (one at a time: 200 sequential requests). The last column is the CPU that other processes / PostgreSQL took meanwhile, in cores.`,
+    `\n## The goals of issue 24\n\n${cpus[0]?.model ?? '?'} × ${cpus.length}, node ${process.version}, ${new Date().toISOString()}. Ratio: Tailor's request rate over a minimal bare node:http server's in a process of its own answering the same body with content-type and content-length only (medians of 3 rounds; beside it, a bare server in the bench's process repeating every one of Tailor's headers); p99 of the same runs (one at a time: 200 sequential requests). The last column is the CPU that other processes / PostgreSQL took meanwhile, in cores.`,
   );
   for (const engine of engines) {
     console.log(`\n### ${engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}\n`);
-    console.log('| path | Tailor req/s | bare req/s | ratio | p99 | goal | met? | others / PostgreSQL CPU |');
-    console.log('|---|---|---|---|---|---|---|---|');
+    console.log(
+      "| path | Tailor req/s | bare req/s | ratio | bare with Tailor's headers req/s (ratio) | p99 | goal | met? | others / PostgreSQL CPU |",
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|');
     const all = measured.get(engine) ?? [];
     for (const row of goalRows) {
       console.log(
