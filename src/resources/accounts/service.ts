@@ -71,8 +71,10 @@ export async function createAccount(db: TenantDb, input: AccountCreate): Promise
 }
 
 export async function renameAccountById(db: TenantDb, id: string, name: string): Promise<AccountFields> {
-  found(await renameAccount(db, id, name, Date.now()), `Account ${id}`);
-  return getAccountFields(db, id);
+  return db.transaction(async (tx) => {
+    found(await renameAccount(tx, id, name, Date.now()), `Account ${id}`);
+    return getAccountFields(tx, id);
+  });
 }
 
 export async function searchAccountItems(

@@ -113,13 +113,13 @@ async function requireLink(db: TenantDb, id: string): Promise<PageLinkRow> {
 }
 
 /** Writes a link, turning a taken path into a 409 that names the link holding it. */
-async function withFreePath(
+async function withFreePath<T>(
   db: TenantDb,
   address: { path: string; tenantDomainId: string | null },
-  write: () => Promise<void>,
-): Promise<void> {
+  write: () => Promise<T>,
+): Promise<T> {
   try {
-    await write();
+    return await write();
   } catch (error) {
     if (!db.errors.isUniqueViolation(error)) throw error;
     const holder = await findLivePageLinkByPath(db, address.path, address.tenantDomainId);
@@ -187,18 +187,25 @@ export async function updatePageLinkFields(
       changes.tenant_domain_id === undefined ? current.tenant_domain_id : changes.tenant_domain_id,
   };
   assertServablePath(address.path, address.tenantDomainId);
-  await withFreePath(db, address, () => updatePageLink(db, id, changes));
-  return getPageLink(db, id, needs);
+  // The transaction inside: on PostgreSQL a failed statement ends it, and the path's holder is
+  // looked up after.
+  return withFreePath(db, address, () =>
+    db.transaction(async (tx) => {
+      await updatePageLink(tx, id, changes);
+      return getPageLink(tx, id, needs);
+    }),
+  );
 }
 
 /** Soft delete: the link stops serving and frees its path; deleting again is unchanged. */
 export async function deletePageLink(db: TenantDb, id: string, needs: PageLinkNeeds): Promise<PageLink> {
   const current = await requireLink(db, id);
-  if (current.deleted_at === null) {
+  if (current.deleted_at !== null) return getPageLink(db, id, needs);
+  return db.transaction(async (tx) => {
     const now = Date.now();
-    await updatePageLink(db, id, { deleted_at: now, updated_at: now });
-  }
-  return getPageLink(db, id, needs);
+    await updatePageLink(tx, id, { deleted_at: now, updated_at: now });
+    return getPageLink(tx, id, needs);
+  });
 }
 
 export async function listLivePageLinks(

@@ -235,8 +235,15 @@ export async function updatePageFields(
     ...pageFields.write(fields),
     updated_at: Date.now(),
   };
-  await updatePage(db, id, changes);
-  return getPage(db, id);
+  return updatedPage(db, id, changes);
+}
+
+/** Applies `changes` and answers the page as they left it (decisions §2: a write answers what it did). */
+function updatedPage(db: TenantDb, id: string, changes: PageChanges): Promise<Page> {
+  return db.transaction(async (tx) => {
+    await updatePage(tx, id, changes);
+    return getPage(tx, id);
+  });
 }
 
 /** A state change: unchanged (and 200) when the page is already there, 409 when its state forbids it. */
@@ -248,8 +255,8 @@ async function transition(
   const page = await requirePage(db, id);
   const now = Date.now();
   const changes = decide(page, now);
-  if (changes !== 'unchanged') await updatePage(db, id, { ...changes, updated_at: now });
-  return getPage(db, id);
+  if (changes === 'unchanged') return presentPage(page);
+  return updatedPage(db, id, { ...changes, updated_at: now });
 }
 
 function stateOf(page: PageRow): string {

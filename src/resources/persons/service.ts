@@ -206,11 +206,13 @@ export async function updatePersonFields(
   const changes = changesFor(current, input);
   await assertEmailFree(db, changes.email_key ?? null, id);
   try {
-    await db.transaction(async (tx) => {
+    return await db.transaction(async (tx) => {
       if (changes.domain !== current.domain) {
         changes.account_id = changes.domain ? await accountOf(tx, changes.domain) : null;
       }
       await updatePerson(tx, id, changes);
+      // Read in the transaction: the answer is the person as this write left it (decisions §2).
+      return getPerson(tx, id);
     });
   } catch (error) {
     if (!db.errors.isUniqueViolation(error)) throw error;
@@ -218,7 +220,6 @@ export async function updatePersonFields(
     await assertEmailFree(db, changes.email_key ?? null, id);
     throw new AppError('conflict', 'A person with this email already exists');
   }
-  return getPerson(db, id);
 }
 
 /**

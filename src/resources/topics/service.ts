@@ -112,13 +112,14 @@ export async function createTopic(db: TenantDb, input: TopicCreate): Promise<Top
 export async function updateTopicFields(db: TenantDb, id: string, input: TopicUpdate): Promise<Topic> {
   await requireTopic(db, id);
   if (Object.keys(input).length === 0) return getTopic(db, id);
-  await db.retryingTransaction(DEFAULT_ATTEMPTS, async (tx) => {
+  return db.retryingTransaction(DEFAULT_ATTEMPTS, async (tx) => {
     const now = Date.now();
     if (input.isDefault) await clearDefaultTopic(tx, now);
     const changes: TopicChanges = { ...topicFields.write(input), updated_at: now };
     await updateTopic(tx, id, changes);
+    // Read in the transaction: the answer is the topic as this write left it (decisions §2).
+    return getTopic(tx, id);
   });
-  return getTopic(db, id);
 }
 
 export async function getTopic(db: TenantDb, id: string): Promise<Topic> {
@@ -221,11 +222,11 @@ export async function updateTopicEntry(
     changes.content_type = content.type;
     changes.content_text = content.content;
   }
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     await updateEntry(tx, id, changes);
     await touchTopic(tx, topicId, now);
+    return getTopicEntry(tx, topicId, id);
   });
-  return getTopicEntry(db, topicId, id);
 }
 
 /** Deletes an entry of the topic, whose updatedAt moves; generation no longer draws on it. */

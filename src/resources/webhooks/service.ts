@@ -155,8 +155,10 @@ export async function updateSubscriptionFields(
     ...(input.active && { failing_since: null }),
     updated_at: Date.now(),
   };
-  await updateSubscription(db, id, changes);
-  return getSubscription(db, id);
+  return db.transaction(async (tx) => {
+    await updateSubscription(tx, id, changes);
+    return getSubscription(tx, id);
+  });
 }
 
 export async function removeSubscription(

@@ -195,12 +195,13 @@ export async function updateAudience(
   input: AudienceUpdate,
   now: number,
 ): Promise<Audience> {
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const audience = await audiences.requireAudience(tx, pageId, id);
     await assertMetadataImages(tx, input);
     await audiences.updateAudienceFields(tx, audience, input, now);
+    // Read in the transaction: the answer is the audience as this write left it (decisions §2).
+    return showOne(tx, pageId, id);
   });
-  return showOne(db, pageId, id);
 }
 
 /** Queues a new version from the audience as it is now; older unfinished versions are cancelled. */
