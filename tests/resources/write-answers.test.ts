@@ -44,7 +44,7 @@ describe('concurrent PATCHes of one resource', () => {
     );
   });
 
-  it('a page, its audience, and an account: each answers its own edit', async () => {
+  it('a page, its audience, a link to it, and an account: each answers its own edit', async () => {
     const page = await api.post('/v0/pages', SAMPLE_PAGE);
     expect(page.status).toBe(201);
     const pages = await patchAtOnce(`/v0/pages/${page.body.pageId}`, (edit) => ({ name: edit }));
@@ -59,6 +59,16 @@ describe('concurrent PATCHes of one resource', () => {
     expect(audiences.map((answer) => answer.body.customName)).toEqual(
       EDITS.map((edit) => `Audience ${edit}`),
     );
+
+    const link = await api.post('/v0/page_links', {
+      path: '/answers',
+      target: { targetType: 'audience', audienceId: audience.body.audienceId },
+    });
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
+    const links = await patchAtOnce(`/v0/page_links/${link.body.pageLinkId}`, (edit) => ({
+      path: `/${edit}`,
+    }));
+    expect(links.map((answer) => answer.body.path)).toEqual(EDITS.map((edit) => `/${edit}`));
 
     await api.post('/v0/persons', { name: 'Dana Reyes', email: 'dana@northwind.example' });
     const found = await api.get('/v0/accounts/search?query=northwind');

@@ -189,23 +189,25 @@ export async function updatePageLinkFields(
   assertServablePath(address.path, address.tenantDomainId);
   // The transaction inside: on PostgreSQL a failed statement ends it, and the path's holder is
   // looked up after.
-  return withFreePath(db, address, () =>
+  const updated = await withFreePath(db, address, () =>
     db.transaction(async (tx) => {
       await updatePageLink(tx, id, changes);
-      return getPageLink(tx, id, needs);
+      return requireLink(tx, id);
     }),
   );
+  return presentOne(db, updated, needs);
 }
 
 /** Soft delete: the link stops serving and frees its path; deleting again is unchanged. */
 export async function deletePageLink(db: TenantDb, id: string, needs: PageLinkNeeds): Promise<PageLink> {
   const current = await requireLink(db, id);
-  if (current.deleted_at !== null) return getPageLink(db, id, needs);
-  return db.transaction(async (tx) => {
+  if (current.deleted_at !== null) return presentOne(db, current, needs);
+  const deleted = await db.transaction(async (tx) => {
     const now = Date.now();
     await updatePageLink(tx, id, { deleted_at: now, updated_at: now });
-    return getPageLink(tx, id, needs);
+    return requireLink(tx, id);
   });
+  return presentOne(db, deleted, needs);
 }
 
 export async function listLivePageLinks(
