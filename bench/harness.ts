@@ -168,9 +168,11 @@ interface ClientJob {
   connections?: number;
   duration?: number;
   count?: number;
+  /** Requests a second across the connections (mode "load"); as fast as they go without it. */
+  rate?: number;
 }
 
-async function runClient<T>({ url, target, ...rest }: ClientJob): Promise<T> {
+function clientCommand({ url, target, ...rest }: ClientJob): string[] {
   const job = {
     ...rest,
     url: `${url}${target.path}`,
@@ -178,7 +180,11 @@ async function runClient<T>({ url, target, ...rest }: ClientJob): Promise<T> {
     headers: target.headers ?? {},
     body: target.body,
   };
-  const [command, ...args] = onCore(LOAD_CORE, [process.execPath, LOAD_CLIENT, JSON.stringify(job)]);
+  return onCore(LOAD_CORE, [process.execPath, LOAD_CLIENT, JSON.stringify(job)]);
+}
+
+async function runClient<T>(job: ClientJob): Promise<T> {
+  const [command, ...args] = clientCommand(job);
   const { stdout } = await promisify(execFile)(command as string, args, { maxBuffer: 64 * 1024 * 1024 });
   return JSON.parse(stdout) as T;
 }
@@ -282,6 +288,33 @@ export async function compareWithBare(
   };
   record({ label, kind: 'load', ...comparison, noise });
   return comparison;
+}
+
+/** Longer than any measurement: arrivals go on until stopped. */
+const ARRIVING_FOR_S = 24 * 60 * 60;
+
+/**
+ * `rate` requests a second to `url` from a load client of their own, from now until `stop`: work
+ * arriving while a scenario measures something else (event batches while analytics is read).
+ */
+export function startArrivals(url: string, target: Target, rate: number): { stop(): Promise<void> } {
+  const [command, ...args] = clientCommand({
+    mode: 'load',
+    url,
+    target,
+    connections: 4,
+    duration: ARRIVING_FOR_S,
+    rate,
+  });
+  const child = spawn(command as string, args, { stdio: 'ignore' });
+  return {
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
 }
 
 /** `count` requests one at a time on one keep-alive connection: the latency without queueing. */

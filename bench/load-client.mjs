@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import autocannon from 'autocannon';
 
-const { mode, url, method, headers, body, connections, duration, count } = JSON.parse(process.argv[2]);
+const { mode, url, method, headers, body, connections, duration, count, rate } = JSON.parse(process.argv[2]);
 const run = randomBytes(4).toString('hex');
 let counter = 0;
 
@@ -26,6 +26,8 @@ async function load() {
   return autocannon({
     url,
     connections,
+    // Requests a second across all connections, when given: a steady arrival rather than a flood.
+    ...(rate === undefined ? {} : { overallRate: rate }),
     duration,
     requests: [{ method, headers, ...(body === undefined ? {} : { setupRequest }) }],
   });

@@ -229,21 +229,13 @@ export interface LinkedBenchPage {
  * Makes a LinkedBenchPage through the API of a server that runs its worker, waiting for the built-in
  * personalizer to write version 1 before publishing it.
  */
-export async function linkedBenchPage(url: string, { tenant }: Bench): Promise<LinkedBenchPage> {
+export async function linkedBenchPage(
+  url: string,
+  { tenant }: Bench,
+  existingPageId?: string,
+): Promise<LinkedBenchPage> {
   const api = apiAs(url, tenant.apiKey);
-  const { pageId } = await api<{ pageId: string }>('POST', '/v0/pages', {
-    name: 'Spring launch',
-    pageContext:
-      'Brightwave helps retailers grow with analytics. It personalizes every page for every account.',
-    brandId: 'brightwave',
-    actions: [
-      { actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' },
-      { actionId: 'contact', buttonTitle: 'Talk to sales', actionType: 'form' },
-    ],
-    headerActionId: 'contact',
-    actionCardWidgets: [],
-    scripts: [],
-  });
+  const pageId = existingPageId ?? (await newLinkablePage(api));
   await api('POST', `/v0/pages/${pageId}/publish`, {});
   const person = await api<{ personId: string }>('POST', '/v0/persons', {
     name: 'Dana Reyes',
@@ -267,6 +259,31 @@ export async function linkedBenchPage(url: string, { tenant }: Bench): Promise<L
   const path = '/spring/northwind';
   await api('POST', '/v0/page_links', { path, target: { targetType: 'audience', audienceId } });
   return { pageId, audienceId, path: `/p/${tenant.slug}${path}` };
+}
+
+async function newLinkablePage(api: ReturnType<typeof apiAs>): Promise<string> {
+  const { pageId } = await api<{ pageId: string }>('POST', '/v0/pages', {
+    name: 'Spring launch',
+    pageContext:
+      'Brightwave helps retailers grow with analytics. It personalizes every page for every account.',
+    brandId: 'brightwave',
+    actions: [
+      { actionId: 'demo', buttonTitle: 'Book a demo', actionType: 'link', url: 'https://example.com/demo' },
+      { actionId: 'contact', buttonTitle: 'Talk to sales', actionType: 'form' },
+    ],
+    headerActionId: 'contact',
+    actionCardWidgets: [],
+    scripts: [],
+  });
+  return pageId;
+}
+
+/** The signed token that the public page at `path` carries for its visitors' events. */
+export async function tokenOf(pagesUrl: string, path: string): Promise<string> {
+  const html = await (await fetch(`${pagesUrl}${path}`)).text();
+  const token = html.match(/data-tailor-token="([^"]+)"/)?.[1];
+  if (!token) throw new Error(`the page at ${path} carries no token`);
+  return token;
 }
 
 /** What the events bench sends under a page link's `token`: a new session of 4 events per request. */

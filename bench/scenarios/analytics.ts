@@ -3,6 +3,7 @@
  * audiences (one per account) and many sessions.
  *
  *   npm run bench -- analytics [--audiences 1000] [--sessions 1000000] [--periods 30,90,1]
+ *                              [--ending yesterday|now] [--arriving 0]
  *
  * Seeds one page with `audiences` audiences and `sessions` sessions spread evenly over the last 90
  * days and round-robin over the audiences, written straight into `sessions`, with the rollups that
@@ -10,6 +11,11 @@
  * for 30 days, 90 days and one day, each with both edges off the hour (whole days, whole hours and
  * raw sessions at both ends), Tailor against a bare server answering the same bytes (10
  * connections), and 200 requests one at a time.
+ *
+ * `--ending now` asks as the console's presets do: `startDate` alone, so that each period ends at the
+ * request, in the hour in progress. `--arriving N` sends N event batches a second (a new session of
+ * four events each) to an audience of the page, linked and published for it, from a load client of
+ * their own, while everything is measured: sessions land in the period being read.
  */
 
 import { createAudience } from '../../src/workflows/audience-versions/service.ts';
@@ -21,9 +27,19 @@ import {
   printMemory,
   printSetting,
   sequentialLatency,
+  startArrivals,
 } from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
-import { type Bench, benchPage, openBench, rollUpSessions, serveProcess } from '../support.ts';
+import {
+  type Bench,
+  benchPage,
+  linkedBenchPage,
+  newSessionEvents,
+  openBench,
+  rollUpSessions,
+  serveProcess,
+  tokenOf,
+} from '../support.ts';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -58,12 +74,32 @@ async function seedSessions(bench: Bench, pageId: string, audienceIds: string[],
   }
 }
 
+/** Sessions of the tenant that started after `at`: the arrivals' (every seeded one started before). */
+async function sessionsSince(bench: Bench, at: number): Promise<number> {
+  const { count } = await anyTables(bench.database)
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('tenant_id', '=', bench.tenant.tenantId)
+    .where('started_at', '>', at)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
 export default {
   name: 'analytics',
   summary: 'audience analytics of a page with many audiences and sessions: 30 days, 90 days, 1 day',
-  usage: '--audiences 1000 --sessions 1000000 --periods 30,90,1 (days)',
+  usage:
+    '--audiences 1000 --sessions 1000000 --periods 30,90,1 (days) --ending yesterday|now --arriving 0 (batches/s)',
   async run(args) {
-    const options = parseOptions(args, { audiences: 1000, sessions: 1_000_000, periods: '30,90,1' });
+    const options = parseOptions(args, {
+      audiences: 1000,
+      sessions: 1_000_000,
+      periods: '30,90,1',
+      ending: 'yesterday',
+      arriving: 0,
+    });
+    if (options.ending !== 'yesterday' && options.ending !== 'now')
+      throw new Error(`--ending is yesterday or now, not ${options.ending}`);
     const bench = await openBench('Analytics bench');
     const page = await benchPage(bench);
     const seedStart = Date.now();
@@ -82,16 +118,26 @@ export default {
     await rollUpSessions(bench);
     const seedSeconds = (Date.now() - seedStart) / 1000;
     const server = await serveProcess(bench);
+    let arrivals: { stop(): Promise<void> } | undefined;
     try {
+      if (options.arriving > 0) {
+        const linked = await linkedBenchPage(server.url, bench, page.pageId);
+        const events = newSessionEvents(await tokenOf(server.pagesUrl, linked.path));
+        arrivals = startArrivals(server.pagesUrl, events, options.arriving);
+      }
       printSetting(
-        `analytics: ${fmt(options.audiences)} audiences, ${fmt(options.sessions)} sessions over ${SEEDED_DAYS} days, seeded in ${seedSeconds.toFixed(1)} s; tailor serve pinned to CPU 0 with the bare server, autocannon on CPU 1; ${CONNECTIONS} connections`,
+        `analytics: ${fmt(options.audiences)} audiences, ${fmt(options.sessions)} sessions over ${SEEDED_DAYS} days, seeded in ${seedSeconds.toFixed(1)} s; periods ending ${options.ending}; ${fmt(options.arriving)} event batches a second arriving; tailor serve pinned to CPU 0 with the bare server, autocannon on CPU 1; ${CONNECTIONS} connections`,
       );
-      // Every period ends yesterday at 11:46:23 UTC: both its edges are partial hours of partial
-      // days, with 12 whole hours before the first midnight and 11 after the last.
-      const end = Math.floor(now / DAY) * DAY - 12 * HOUR - 13 * MINUTE - 37_000;
       const iso = (ms: number) => new Date(ms).toISOString();
+      // Ending yesterday, every period ends at 11:46:23 UTC: both its edges are partial hours of
+      // partial days, with 12 whole hours before the first midnight and 11 after the last. Ending
+      // now, it has no end date: it ends at each request.
+      const end = Math.floor(now / DAY) * DAY - 12 * HOUR - 13 * MINUTE - 37_000;
       const target = (days: number) => ({
-        path: `/v0/pages/${page.pageId}/analytics/audiences?startDate=${iso(end - days * DAY)}&endDate=${iso(end)}`,
+        path:
+          options.ending === 'now'
+            ? `/v0/pages/${page.pageId}/analytics/audiences?startDate=${iso(Date.now() - days * DAY)}`
+            : `/v0/pages/${page.pageId}/analytics/audiences?startDate=${iso(end - days * DAY)}&endDate=${iso(end)}`,
         headers: { 'x-api-key': bench.tenant.apiKey },
       });
       const periods = options.periods
@@ -105,7 +151,9 @@ export default {
         await sequentialLatency(`analytics ${label}`, server.url, target(days));
       }
       printMemory(server.pid);
+      if (arrivals) console.log(`arrived while measuring: ${fmt(await sessionsSince(bench, now))} sessions`);
     } finally {
+      await arrivals?.stop();
       await server.close();
     }
   },

@@ -1,6 +1,6 @@
 import { compareWithBare, printMemory, printSetting, sequentialLatency } from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
-import { linkedBenchPage, newSessionEvents, openBench, serveProcess } from '../support.ts';
+import { linkedBenchPage, newSessionEvents, openBench, serveProcess, tokenOf } from '../support.ts';
 
 export default {
   name: 'events',
@@ -11,10 +11,7 @@ export default {
     const server = await serveProcess(bench);
     try {
       const page = await linkedBenchPage(server.url, bench);
-      const html = await (await fetch(`${server.pagesUrl}${page.path}`)).text();
-      const token = html.match(/data-tailor-token="([^"]+)"/)?.[1];
-      if (!token) throw new Error('the page carries no token');
-      const target = newSessionEvents(token);
+      const target = newSessionEvents(await tokenOf(server.pagesUrl, page.path));
       printSetting('tailor serve pinned to CPU 0 with the bare server, autocannon on CPU 1; 50 connections');
       await compareWithBare('events', server.pagesUrl, target);
       await sequentialLatency('events', server.pagesUrl, target);
