@@ -142,10 +142,12 @@ export class GroupCommitSqliteDriver implements Driver {
   /**
    * @param lockWaitMs How long a unit waits for SQLite's write lock while another process holds it
    *   (TAILOR_DB_TIMEOUT_MS).
+   * @param briefLockWaitMs The connection's busy_timeout, which every other statement waits with.
    */
   constructor(
     private readonly db: BetterSqlite3.Database,
     private readonly lockWaitMs: number,
+    private readonly briefLockWaitMs: number,
   ) {
     this.statements = new StatementCache(db, STATEMENT_CACHE_SIZE);
     this.searchChanges = new SearchChanges((sql) => this.statements.get(sql));
@@ -288,6 +290,7 @@ export class GroupCommitSqliteDriver implements Driver {
 
   /** Begins the group's transaction; answers SQLite's refusal when another process holds the write lock. */
   private begin(): unknown {
+    this.setBusyTimeout(0);
     try {
       this.run('BEGIN IMMEDIATE');
       return undefined;
@@ -295,7 +298,14 @@ export class GroupCommitSqliteDriver implements Driver {
       if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return error;
       this.writer.unlock();
       throw error;
+    } finally {
+      this.setBusyTimeout(this.briefLockWaitMs);
     }
+  }
+
+  private setBusyTimeout(ms: number): void {
+    // A pragma answers a row: `get`, where `run` would refuse it.
+    this.statements.get(`PRAGMA busy_timeout = ${ms}`).get();
   }
 
   /** Runs `wait` with the connection given up to the units queued for it, and takes it back after. */

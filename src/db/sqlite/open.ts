@@ -67,6 +67,9 @@ class TailorSqliteDialect extends SqliteDialect {
 
 const OPTIMIZE_EVERY_MS = 60 * 60 * 1000;
 
+/** How long a statement other than the one taking the write lock may wait for another process's lock. */
+export const BRIEF_LOCK_WAIT_MS = 100;
+
 export function sqliteFile(dataDir: string): string {
   return path.join(dataDir, 'tailor.db');
 }
@@ -75,23 +78,32 @@ export function sqliteFile(dataDir: string): string {
 export function connectSqlite(dataDir: string): SQLite.Database {
   fs.mkdirSync(dataDir, { recursive: true });
   const sqlite = new SQLite(sqliteFile(dataDir));
+  // SQLite waits for another process's lock synchronously, on the event loop: only the brief locks
+  // of reads and of opening (another process starting the file's WAL, or checkpointing) are waited
+  // for so. The write lock, which another process may hold for seconds, the driver waits for itself,
+  // asynchronously (GroupCommitSqliteDriver.openGroup asks for it with no wait at all).
+  sqlite.pragma(`busy_timeout = ${BRIEF_LOCK_WAIT_MS}`);
   sqlite.pragma('journal_mode = WAL');
   // FULL: a write is on disk before the API acknowledges it, even if the machine loses power.
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
-  // 0: SQLite waits for another process's lock synchronously, which would hold the event loop; the
-  // driver waits for the write lock itself, asynchronously (GroupCommitSqliteDriver.openGroup).
-  sqlite.pragma('busy_timeout = 0');
   return sqlite;
 }
 
 export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDatabase<Tables> {
   const sqlite = connectSqlite(dataDir);
-  const driver = new GroupCommitSqliteDriver(sqlite, timeoutMs);
+  const driver = new GroupCommitSqliteDriver(sqlite, timeoutMs, BRIEF_LOCK_WAIT_MS);
   const db = new Kysely<Tables>({ dialect: new TailorSqliteDialect(sqlite, driver) });
   // Fresh statistics let the planner choose between the tenant index and a search index; SQLite
   // recommends this at open and periodically on long-lived connections.
-  const optimize = () => sqlite.pragma('optimize=0x10002');
+  const optimize = () => {
+    try {
+      sqlite.pragma('optimize=0x10002');
+    } catch (error) {
+      // Another process holds the write lock (a migration, say): the statistics wait for the next hour.
+      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
+    }
+  };
   optimize();
   const timer = setInterval(optimize, OPTIMIZE_EVERY_MS).unref();
   const ownWrites = sqliteOwnWrites(sqlite);
