@@ -9,7 +9,7 @@
  * reported with the CPU that other processes took meanwhile, which tells a quiet measurement from a
  * noisy one. Everything listens on 127.0.0.1.
  */
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, execFile, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -61,6 +61,14 @@ const canPin = os.cpus().length >= 2 && spawnSync('taskset', ['-V']).status === 
 /** `command` run on `core` alone, where the machine has a core for each side and taskset. */
 export function onCore(core: number, command: string[]): string[] {
   return canPin ? ['taskset', '-c', String(core), ...command] : command;
+}
+
+/** Stops `child` with `signal` and waits until it has exited. */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
 }
 
 /** Moves this process (every thread of it: the bare server lives here) onto `core`. */
@@ -153,9 +161,7 @@ async function minimalBareServer(answer: Answer): Promise<BareServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     async close() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await stopChild(child);
       fs.rmSync(path.dirname(bodyFile), { recursive: true, force: true });
     },
   };
@@ -308,12 +314,7 @@ export function startArrivals(url: string, target: Target, rate: number): { stop
   });
   const child = spawn(command as string, args, { stdio: 'ignore' });
   return {
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    },
+    stop: () => stopChild(child, 'SIGKILL'),
   };
 }
 

@@ -17,7 +17,7 @@ import { Signer } from '../src/shared/signing.ts';
 import { resourceNeeds } from '../src/wiring.ts';
 import { createTenantWithKey, type TenantWithKey } from '../src/workflows/tenant-setup/service.ts';
 import { anyTables } from '../tests/helpers/any-tables.ts';
-import { onCore, SERVER_CORE, type Target } from './harness.ts';
+import { onCore, SERVER_CORE, stopChild, type Target } from './harness.ts';
 
 // What every benchmark stands on: a database (PostgreSQL with DATABASE_URL, else SQLite in a temp
 // directory) with one fresh tenant, the server on loopback, and the cleanup.
@@ -187,9 +187,7 @@ export async function serveProcess({ database, dataDir }: Bench): Promise<Served
     pagesUrl: `http://127.0.0.1:${pagesPort}`,
     pid: child.pid as number,
     async close() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await stopChild(child);
       fs.closeSync(log);
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

@@ -6,7 +6,15 @@ import { issueToken } from '../../src/public/token.ts';
 import { newId } from '../../src/shared/ids.ts';
 import { Signer } from '../../src/shared/signing.ts';
 import { LAYERS, type Layer } from '../ceiling-server.ts';
-import { compareWithBare, onCore, parseOptions, printSetting, SERVER_CORE, type Target } from '../harness.ts';
+import {
+  compareWithBare,
+  onCore,
+  parseOptions,
+  printSetting,
+  SERVER_CORE,
+  stopChild,
+  type Target,
+} from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
 import { freePort, newPersons, newSessionEvents } from '../support.ts';
 
@@ -50,9 +58,7 @@ async function startLayer(layer: string, dir: string) {
   return {
     url: `http://127.0.0.1:${port}`,
     async close() {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
+      await stopChild(child);
       fs.closeSync(log);
     },
   };

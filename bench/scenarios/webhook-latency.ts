@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fmt, onCore, parseOptions, printSetting, quantile, SERVER_CORE } from '../harness.ts';
+import { fmt, onCore, parseOptions, printSetting, quantile, SERVER_CORE, stopChild } from '../harness.ts';
 import type { Scenario } from '../scenario.ts';
 import { apiAs, type Bench, openBench, serveProcess } from '../support.ts';
 
@@ -168,11 +168,7 @@ async function measure(label: string, count: number, separateWorker: boolean): P
     const workerMemory = worker ? `, worker ${residentMiB(worker.pid)}` : '';
     console.log(`rss: server ${residentMiB(server.pid)}${workerMemory}`);
   } finally {
-    if (worker) {
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.kill('SIGTERM');
-      await exited;
-    }
+    if (worker) await stopChild(worker);
     await server.close();
     await receiver.close();
   }
