@@ -120,6 +120,12 @@ const pts = (value: number, unit = true) =>
 
 const range = ({ lower, upper }: { lower: number; upper: number }) => `${pts(lower, false)} to ${pts(upper)}`;
 
+/** The verdict once its heading reads `heading`: a view reached by `goTo` may still show the one before. */
+async function verdictReading(page: Page, heading: string): Promise<{ heading: string; text: string }> {
+  await expect.poll(async () => (await verdict(page)).heading).toBe(heading);
+  return verdict(page);
+}
+
 async function verdict(page: Page): Promise<{ heading: string; text: string }> {
   const section = page.locator('section.decision');
   return {
@@ -152,13 +158,12 @@ describe.skipIf(!hasChromium)('the lift view in Chromium', () => {
     expect(await page.getByRole('heading', { name: 'Day by day (UTC)' }).count()).toBe(0);
 
     await goTo(page, liftView('noHoldout'));
-    expect((await verdict(page)).heading).toBe('No holdout, so nothing to compare with');
+    await verdictReading(page, 'No holdout, so nothing to compare with');
     await page.locator('section.decision').getByRole('link', { name: 'the audience' }).click();
     await page.waitForURL(new RegExp(`/audiences/${sites.noHoldout?.audienceId}$`));
 
     await goTo(page, liftView('oneArm'));
-    expect((await verdict(page)).heading).toBe('No visitors in the baseline yet');
-    expect((await verdict(page)).text).toContain(
+    expect((await verdictReading(page, 'No visitors in the baseline yet')).text).toContain(
       'The personalized page has had 12 visitors, the baseline none yet',
     );
     expect((await liftOf('oneArm')).confidenceSequence).toBeNull();
@@ -166,8 +171,9 @@ describe.skipIf(!hasChromium)('the lift view in Chromium', () => {
     await page.getByText(/^Nothing to draw yet/).waitFor();
 
     await goTo(page, liftView('unconverted'));
-    expect((await verdict(page)).heading).toBe('No conversions yet');
-    expect((await verdict(page)).text).toContain('6 visitors saw the personalized page and 4 the baseline');
+    expect((await verdictReading(page, 'No conversions yet')).text).toContain(
+      '6 visitors saw the personalized page and 4 the baseline',
+    );
     // The fixed interval exists without conversions, but with no always-valid one there is no lift to show.
     expect((await liftOf('unconverted')).confidenceInterval.lower).toEqual(expect.any(Number));
     expect(await page.getByText(/^Fixed 95 % interval: /).count()).toBe(0);
@@ -246,8 +252,7 @@ describe.skipIf(!hasChromium)('the lift view in Chromium', () => {
     const loses = await liftOf('losing');
     expect(loses.decision).toBe('baseline_wins');
     await goTo(page, liftView('losing'));
-    const lost = await verdict(page);
-    expect(lost.heading).toBe(`The baseline wins: ${pts(loses.absoluteLift)}`);
+    const lost = await verdictReading(page, `The baseline wins: ${pts(loses.absoluteLift)}`);
     expect(lost.heading).toMatch(/: -/);
     expect(lost.text).toContain(`at most ${pts(loses.confidenceSequence.upper)}`);
     expect(lost.text).toContain("rework this audience's version");

@@ -143,6 +143,11 @@ export async function goTo(page: Page, view: string): Promise<void> {
   await page.evaluate(
     `history.pushState(null, '', '/console${view}'); dispatchEvent(new PopStateEvent('popstate'))`,
   );
+  // Two frames: the view's effects (its loads, which mark it busy) run after a paint, so that
+  // settling does not read the view that was there before.
+  await page.evaluate(
+    'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))',
+  );
   await page.getByRole('heading', { level: 1 }).first().waitFor();
   await settle(page);
 }
