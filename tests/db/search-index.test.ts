@@ -125,6 +125,18 @@ describe('substring search index', () => {
         expect(plan, tenant).not.toContain('persons_by_seq');
         expect(plan, tenant).not.toMatch(/SCAN persons\b(?!_search)/);
       }
+      // Near the cursor the bounds lie in a stretch of ids: read there, not by walking every seq
+      // above the stretch through the (tenant_id, seq) index (the large tenant's newest rows).
+      const near = database.search.substringMatchBetween('persons', PERSON_COLUMNS, 'hopper', 'large', {
+        from: 'large_4000',
+        below: 'large_4999',
+      });
+      const plan = await planOf(
+        db.selectFrom('persons').select('id').where('tenant_id', '=', 'large').where(near).compile(),
+      );
+      expect(plan).toContain('persons_by_tenant (tenant_id=? AND id>? AND id<?)');
+      // The index still finds the matching rows by seq; it is not walked for a bound.
+      expect(plan).not.toMatch(/persons_by_tenant_seq \(tenant_id=\?\)/);
     },
   );
 

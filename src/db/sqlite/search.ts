@@ -64,8 +64,13 @@ export const sqliteSearch: SearchDialect = {
   },
   substringMatchBetween(table, columns, query, tenantId, ids) {
     if (!indexable(query)) return like(table, columns, query);
+    // With a first id, the rows lie in a stretch of at most NEAREST_ROWS ids: `+seq` keeps SQLite
+    // from walking the (tenant_id, seq) index for the bound, through every newer row, and has it
+    // read that stretch of the tenant's ids instead. Without one, that index finds each bound in
+    // one seek (migration 0035).
+    const bounded = ids.from === undefined ? sql`seq` : sql`+seq`;
     const seq = (end: 'min' | 'max') =>
-      sql<number>`(SELECT ${end === 'min' ? sql`min` : sql`max`}(seq) FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}${idsIn(ids)})`;
+      sql<number>`(SELECT ${end === 'min' ? sql`min` : sql`max`}(${bounded}) FROM ${sql.table(table)} WHERE tenant_id = ${tenantId}${idsIn(ids)})`;
     return sql<SqlBool>`${sql.ref(`${table}.seq`)} IN (${matchingSeqs(table, query, tenantId, {
       first: seq('min'),
       last: seq('max'),
