@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, DatabaseConnection, Driver, QueryResult } from 'kysely';
+import { isBusy } from './errors.ts';
 import { SearchChanges } from './search-changes.ts';
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
@@ -295,7 +296,7 @@ export class GroupCommitSqliteDriver implements Driver {
       this.run('BEGIN IMMEDIATE');
       return undefined;
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_BUSY') return error;
+      if (isBusy(error)) return error;
       this.writer.unlock();
       throw error;
     } finally {

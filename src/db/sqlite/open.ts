@@ -13,7 +13,7 @@ import {
 import type { Engine, OpenedDatabase } from '../engine.ts';
 import { sqliteChangeWatch, sqliteOwnWrites } from './changes.ts';
 import { GroupCommitSqliteDriver } from './driver.ts';
-import { sqliteErrors } from './errors.ts';
+import { isBusy, sqliteErrors } from './errors.ts';
 import { sqliteLocks, sqliteNotifier } from './locks.ts';
 import { sqliteRowCounts } from './row-counts.ts';
 import { sqliteSearch } from './search.ts';
@@ -101,7 +101,7 @@ export function openSqlite<Tables>(dataDir: string, timeoutMs: number): OpenedDa
       sqlite.pragma('optimize=0x10002');
     } catch (error) {
       // Another process holds the write lock (a migration, say): the statistics wait for the next hour.
-      if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
+      if (!isBusy(error)) throw error;
     }
   };
   optimize();
