@@ -13,6 +13,7 @@ import {
   isSuccess,
   publishSite,
   report,
+  settleJobs,
   startLoad,
 } from './support.ts';
 
@@ -45,7 +46,7 @@ const took = (answer: Answer) => answer.endedAt - answer.startedAt;
 
 describe.skipIf(onPostgres)('SQLite write lock held by another process', () => {
   it('is waited for off the event loop: /healthz and pages stay quick, writes answer 503 + Retry-After by the timeout, nothing acknowledged is lost', async () => {
-    const { env } = await faultEnvironment({ TAILOR_DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) });
+    const { env, inspect } = await faultEnvironment({ TAILOR_DB_TIMEOUT_MS: String(DB_TIMEOUT_MS) });
     const server = await startServe(env);
     afterTest(async () => {
       server.child.kill('SIGKILL');
@@ -106,6 +107,7 @@ describe.skipIf(onPostgres)('SQLite write lock held by another process', () => {
     }
     // Once the lock is given back, writes go through again, and every acknowledged one is there.
     expect(load.answers.filter((answer) => answer.startedAt > releasedAt).some(isSuccess)).toBe(true);
+    await settleJobs(inspect);
     await expectReadBack(server.url, site, load.acknowledged);
   }, 60_000);
 });
