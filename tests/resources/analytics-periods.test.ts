@@ -7,6 +7,13 @@ import type { Visit } from '../../src/resources/sessions/service.ts';
 import type { Arm } from '../../src/resources/sessions/tables.ts';
 import { recordFormInSession, recordVisit } from '../../src/workflows/visits/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
+import {
+  converted,
+  itemOf,
+  type StoredSession,
+  storedSessions,
+  within,
+} from '../helpers/expected-analytics.ts';
 import { QueryCounter } from '../helpers/query-counter.ts';
 import { type Client, startServer, type TestServer, testDatabase } from '../helpers/server.ts';
 
@@ -39,16 +46,6 @@ let pageId: string;
 /** The page's audiences, newest first, as the endpoint lists them. */
 let audiences: string[];
 
-interface StoredSession {
-  audience_id: string;
-  arm: Arm;
-  started_at: number;
-  interactions: number;
-  cta_clicks: number;
-  form_submits: number;
-  max_scroll_depth: number;
-  time_spent_ms: number;
-}
 let stored: StoredSession[];
 
 /** One session as a visitor's browser sends it: a first batch, maybe a form, maybe a later batch. */
@@ -126,73 +123,16 @@ beforeAll(async () => {
     }
   }
   audiences = [...ids].sort().reverse();
-  stored = (
-    await anyTables(server.database)
-      .selectFrom('sessions')
-      .select([
-        'audience_id',
-        'arm',
-        'started_at',
-        'interactions',
-        'cta_clicks',
-        'form_submits',
-        'max_scroll_depth',
-        'time_spent_ms',
-      ])
-      .where('page_id', '=', pageId)
-      .execute()
-  ).map((row) => ({
-    ...row,
-    started_at: Number(row.started_at),
-    time_spent_ms: Number(row.time_spent_ms),
-  })) as StoredSession[];
+  stored = await storedSessions(server.database, pageId);
 }, 120_000);
 afterAll(async () => {
   await server.close();
   await base.close();
 });
 
-interface Period {
-  start: number;
-  end: number;
-}
+type Period = { start: number; end: number };
 
-const within =
-  ({ start, end }: Period) =>
-  (session: StoredSession) =>
-    session.started_at >= start && session.started_at < end;
-
-const converted = (session: StoredSession) => session.cta_clicks > 0 || session.form_submits > 0;
-
-/** An audience's item by the contract's definitions, from its sessions that started in the period. */
-function expectedItem(audienceId: string, period: Period) {
-  const mine = stored.filter((session) => session.audience_id === audienceId && within(period)(session));
-  const n = mine.length;
-  const count = (test: (session: StoredSession) => boolean) => mine.filter(test).length;
-  const sum = (value: (session: StoredSession) => number) => mine.reduce((total, s) => total + value(s), 0);
-  const share = (value: number) => (n === 0 ? 0 : value / n);
-  const bounces = count(
-    (s) => s.interactions === 0 && s.cta_clicks === 0 && s.form_submits === 0 && s.time_spent_ms < 10_000,
-  );
-  const conversions = count(converted);
-  const ctaSessions = count((s) => s.cta_clicks > 0);
-  const formSessions = count((s) => s.form_submits > 0);
-  return {
-    audienceId,
-    totalSessions: n,
-    avgInteractionsPerSession: share(sum((s) => s.interactions)),
-    avgScrollDepthPercentage: share(sum((s) => s.max_scroll_depth)),
-    avgTimeSpentSeconds: share(sum((s) => s.time_spent_ms)) / 1000,
-    bounceRate: share(bounces),
-    conversionRate: share(conversions),
-    formSubmitRate: share(formSessions),
-    bounceCount: bounces,
-    bounceEligibleSessions: n,
-    conversionCount: conversions,
-    ctaSessions,
-    formSubmitCount: formSessions,
-  };
-}
+const expectedItem = (audienceId: string, period: Period) => itemOf(stored, audienceId, period);
 
 /** The lift's per-arm counts and daily series of the first audience, from its sessions. */
 function expectedLift(period: Period) {

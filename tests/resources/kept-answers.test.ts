@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeptAnswers } from '../../src/resources/sessions/kept-answers.ts';
+import { byteLength, KeptAnswers } from '../../src/resources/sessions/kept-answers.ts';
 
 // The bounds and sharing of the kept analytics answers; that they are never stale is
 // analytics-kept.test.ts's, over HTTP.
@@ -8,7 +8,7 @@ const bytes = (n: number) => async () => Buffer.alloc(n);
 
 describe('KeptAnswers', () => {
   it('keeps at most its count, least recently used out first', async () => {
-    const kept = new KeptAnswers(1000, 2);
+    const kept = new KeptAnswers(byteLength, 1000, 2);
     await kept.answer('a', 1, bytes(10));
     await kept.answer('b', 1, bytes(10));
     await kept.answer('a', 1, bytes(99)); // a used again: b is now the oldest
@@ -27,7 +27,7 @@ describe('KeptAnswers', () => {
   });
 
   it('keeps at most its bytes, and no answer larger than them', async () => {
-    const kept = new KeptAnswers(100, 10);
+    const kept = new KeptAnswers(byteLength, 100, 10);
     for (const key of ['a', 'b', 'c']) await kept.answer(key, 1, bytes(40));
     expect(kept.size).toEqual({ count: 2, bytes: 80 });
     expect((await kept.answer('huge', 1, bytes(101))).length).toBe(101);
@@ -35,7 +35,7 @@ describe('KeptAnswers', () => {
   });
 
   it('serves an answer only at its version, and keeps the newest', async () => {
-    const kept = new KeptAnswers();
+    const kept = new KeptAnswers(byteLength);
     await kept.answer('a', 1, async () => Buffer.from('one'));
     expect((await kept.answer('a', 2, async () => Buffer.from('two'))).toString()).toBe('two');
     expect((await kept.answer('a', 2, async () => Buffer.from('never'))).toString()).toBe('two');
@@ -43,7 +43,7 @@ describe('KeptAnswers', () => {
   });
 
   it('shares one computation among concurrent askers, and keeps none that failed', async () => {
-    const kept = new KeptAnswers();
+    const kept = new KeptAnswers(byteLength);
     let computed = 0;
     const slow = async () => {
       computed++;

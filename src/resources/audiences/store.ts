@@ -258,14 +258,13 @@ export async function listVersions(
   return pagedOf(rows, page, (row) => [row.version_number], total);
 }
 
+const idsOfPage = compiled((db: TenantDb<AudiencesTables>, p: { pageId: string }) =>
+  db.selectFrom('audiences').select('id').where('page_id', '=', p.pageId).orderBy('id', 'desc'),
+);
+
+/** The ids of the page's audiences, archived ones too, newest first. */
 export async function audienceIdsOf(db: TenantDb<AudiencesTables>, pageId: string): Promise<string[]> {
-  const rows = await db
-    .selectFrom('audiences')
-    .select('id')
-    .where('page_id', '=', pageId)
-    .orderBy('id', 'desc')
-    .execute();
-  return rows.map((row) => row.id);
+  return (await db.all(idsOfPage, { pageId })).map((row) => row.id);
 }
 
 /** The content of the audience's latest generated version before `versionNumber` that has content. */

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { Api } from '../../http/types.ts';
-import { KeptAnswers } from './kept-answers.ts';
+import { ItemTexts } from './item-texts.ts';
+import { byteLength, KeptAnswers } from './kept-answers.ts';
 import { type AudienceHoldout, audienceLift } from './lift.ts';
 import {
   AnalyticsParams,
@@ -10,7 +11,7 @@ import {
   LiftParams,
   LiftQuery,
 } from './schema.ts';
-import { audienceAnalytics, type PageAudiences, type PageCheck } from './service.ts';
+import { audienceAnalytics, closedHoursSize, type PageAudiences, type PageCheck } from './service.ts';
 
 /**
  * The analytics endpoints; `page` checks a page is the tenant's, `audiences` lists its audiences,
@@ -20,7 +21,9 @@ export async function sessionRoutes(
   api: Api,
   { page, audiences, holdout }: { page: PageCheck; audiences: PageAudiences; holdout: AudienceHoldout },
 ): Promise<void> {
-  const kept = new KeptAnswers();
+  const kept = new KeptAnswers(byteLength);
+  const closedHours = new KeptAnswers(closedHoursSize);
+  const itemTexts = new ItemTexts();
   api.get(
     '/v0/pages/:page_id/analytics/audiences',
     {
@@ -43,6 +46,8 @@ export async function sessionRoutes(
           page,
           audiences,
           kept,
+          closedHours,
+          itemTexts,
         }),
       ),
   );

@@ -1,5 +1,6 @@
 import type { TenantDb } from '../../db/tenant-db.ts';
 import { invalidField } from '../../shared/errors.ts';
+import type { ItemTexts } from './item-texts.ts';
 import type { KeptAnswers } from './kept-answers.ts';
 import { HOUR_MS, type Period, periodOf, splitByHours } from './period.ts';
 import type { AudienceAnalyticsItem, SessionEvent } from './schema.ts';
@@ -8,7 +9,9 @@ import {
   addToHour,
   analyticsVersion,
   BOUNCE_MS,
+  closedHoursVersion,
   findSession,
+  hourTotals,
   insertNewSession,
   runningTotals,
   type SessionRow,
@@ -186,18 +189,27 @@ export async function recordSessionEvents(
   await addChange(tx, visit.audienceId, existing, after);
 }
 
-/** Adds each row to its audience's totals in `into`. */
-function add(into: Map<string, Totals>, rows: AudienceTotals[]): void {
+/**
+ * `into` with each row added to (`sign` -1: taken from) its audience's totals. A total it held is
+ * not changed but replaced, so that totals kept elsewhere (the closed hours' sums) can be its
+ * starting point, shared.
+ */
+function add(into: Map<string, Totals>, rows: AudienceTotals[], sign = 1): Map<string, Totals> {
   for (const row of rows) {
-    let totals = into.get(row.audience_id);
-    if (!totals) {
-      totals = { ...NOTHING };
-      into.set(row.audience_id, totals);
-    }
-    for (const field of TOTAL_FIELDS) totals[field] += Number(row[field] ?? 0);
+    const totals = { ...(into.get(row.audience_id) ?? NOTHING) };
+    for (const field of TOTAL_FIELDS) totals[field] += sign * Number(row[field] ?? 0);
+    into.set(row.audience_id, totals);
   }
+  return into;
 }
 
+/** Each audience's totals among `rows`. */
+const totalsOf = (rows: AudienceTotals[]) => add(new Map(), rows);
+
+/**
+ * An audience's item: its fields in the schema's order and every figure a finite number, so that
+ * JSON.stringify writes byte for byte what the response schema's serializer would (ItemTexts).
+ */
 function present(audienceId: string, totals: Totals): AudienceAnalyticsItem {
   const sessions = totals.sessions;
   const share = (count: number) => (sessions === 0 ? 0 : count / sessions);
@@ -218,32 +230,102 @@ function present(audienceId: string, totals: Totals): AudienceAnalyticsItem {
   };
 }
 
-/**
- * The answer's JSON, byte for byte what the response schema's serializer writes: `present` lists
- * the fields in the schema's order and every figure is a finite number. (JSON.stringify is as fast
- * as that serializer here; writing the numbers out is most of either's time.)
- */
-function serialize(items: AudienceAnalyticsItem[]): Buffer {
-  return Buffer.from(JSON.stringify({ items }));
+/** The sums of the whole hours of a period, for each of the audiences that has any; not to be changed. */
+type WholeHours = (audienceIds: string[], whole: Period) => Promise<ReadonlyMap<string, Totals>>;
+
+/** The sums of a span inside one hour: rows to add, and rows to take away. */
+type PartialHour = (span: Period) => Promise<[plus: AudienceTotals[], minus?: AudienceTotals[]]>;
+
+/** How a period's parts are summed: its whole hours, and each partial hour at its ends. */
+interface Sources {
+  wholeHours: WholeHours;
+  partialHour: PartialHour;
 }
 
-/** The answer computed from the rollups and sessions; see audienceAnalytics. */
+/** The sums of the whole hours from the running totals. */
+const fromRunningTotals =
+  (db: TenantDb): WholeHours =>
+  async (audienceIds, whole) =>
+    totalsOf(await runningTotals(db, audienceIds, whole));
+
+/** The sums of a partial hour from the sessions of the page that started in it. */
+const fromSessions =
+  (db: TenantDb, pageId: string): PartialHour =>
+  async (span) => [await sessionTotals(db, pageId, span)];
+
+/**
+ * The sums of a partial hour, where the one in progress up to `now` comes from its hourly rollups
+ * less the sessions that start later in it (a client's clock ahead): its sessions keep arriving, and
+ * reading them costs in proportion to their number, the rollups to the audiences with any.
+ */
+const withHourInProgress =
+  (db: TenantDb, pageId: string, now: number): PartialHour =>
+  async (span) => {
+    const inProgress = now - (now % HOUR_MS);
+    if (span.start !== inProgress || span.end !== now) return fromSessions(db, pageId)(span);
+    return Promise.all([
+      hourTotals(db, inProgress),
+      sessionTotals(db, pageId, { start: now, end: inProgress + HOUR_MS }),
+    ]);
+  };
+
+/** The answer computed from `sources`; see audienceAnalytics. */
 async function computeAnalytics(
   db: TenantDb,
   pageId: string,
   period: Period,
-  audiences: PageAudiences,
+  { audiences, itemTexts }: AnalyticsNeeds,
+  { wholeHours, partialHour }: Sources,
 ): Promise<Buffer> {
   const audienceIds = await audiences(db, pageId);
-  if (audienceIds.length === 0) return serialize([]);
   const { whole, edges } = splitByHours(period);
-  const sums = await Promise.all([
-    ...(whole ? [runningTotals(db, audienceIds, whole)] : []),
-    ...edges.map((span) => sessionTotals(db, pageId, span)),
+  const [wholeSums, edgeSums] = await Promise.all([
+    whole ? wholeHours(audienceIds, whole) : new Map<string, Totals>(),
+    Promise.all(edges.map(partialHour)),
   ]);
-  const totals = new Map<string, Totals>();
-  for (const rows of sums) add(totals, rows);
-  return serialize(audienceIds.map((id) => present(id, totals.get(id) ?? NOTHING)));
+  const totals = new Map(wholeSums);
+  for (const [plus, minus = []] of edgeSums) add(add(totals, plus), minus, -1);
+  return itemTexts.answer(
+    `${db.tenantId} ${pageId}`,
+    audienceIds.map((id) => [id, totals.get(id) ?? NOTHING]),
+    present,
+  );
+}
+
+/**
+ * How long after an hour ends a change to it may still commit without moving the closed hours'
+ * version: its trigger ran in the hour (on the database's clock), so this covers the rest of its
+ * transaction and the difference between this node's clock and the database's.
+ */
+export const CLOSING_MS = 60_000;
+
+/** About what one audience's sums hold in memory: an object of eight fields, its id, its Map entry. */
+const SUMS_BYTES = 250;
+
+/** The size the closed hours' kept sums count in their bound. */
+export const closedHoursSize = (sums: ReadonlyMap<string, Totals>) => sums.size * SUMS_BYTES;
+
+/**
+ * The sums of the whole hours of a period that ends now, kept with the tenant's closed hours'
+ * version (migration 0036) read before they are computed: the whole hours end where the hour in
+ * progress starts, and arriving sessions write to that one, so the kept sums stand while they
+ * arrive. In the first CLOSING_MS of an hour they are computed every time. An audience new since
+ * they were kept has no session in them (it would have moved the version), so the sums hold for it.
+ */
+async function closedWholeHours(
+  db: TenantDb,
+  pageId: string,
+  closedHours: KeptAnswers<ReadonlyMap<string, Totals>>,
+  now: number,
+): Promise<WholeHours> {
+  const compute = fromRunningTotals(db);
+  const version = await closedHoursVersion(db);
+  return (audienceIds, whole) =>
+    now < whole.end + CLOSING_MS
+      ? compute(audienceIds, whole)
+      : closedHours.answer(`${db.tenantId} ${pageId} ${whole.start} ${whole.end}`, version, () =>
+          compute(audienceIds, whole),
+        );
 }
 
 /** What the analytics of a page draw on from the other resources (src/wiring.ts answers). */
@@ -251,7 +333,11 @@ export interface AnalyticsNeeds {
   page: PageCheck;
   audiences: PageAudiences;
   /** The answers of fixed periods kept in this process. */
-  kept: KeptAnswers;
+  kept: KeptAnswers<Buffer>;
+  /** The sums of the closed hours of periods that end now, kept in this process. */
+  closedHours: KeptAnswers<ReadonlyMap<string, Totals>>;
+  /** The items' JSON as last written, per page. */
+  itemTexts: ItemTexts;
 }
 
 /**
@@ -262,19 +348,29 @@ export interface AnalyticsNeeds {
  *
  * A period with a fixed end is a function of the data alone: its answer is kept, with the version
  * of the page's analytics read before computing it, and served again while that version has not
- * moved. A period that ends now moves with the clock, and is computed every time.
+ * moved. A period that ends now moves with the clock: its whole hours are kept (closedWholeHours),
+ * its first partial hour is read from the sessions and the hour in progress from its rollups
+ * (withHourInProgress), every time.
  */
 export async function audienceAnalytics(
   db: TenantDb,
   pageId: string,
   query: { startDate?: string; endDate?: string },
-  { page, audiences, kept }: AnalyticsNeeds,
+  needs: AnalyticsNeeds,
   now = Date.now(),
 ): Promise<Buffer> {
   const period = periodOf(query, now);
-  await page(db, pageId);
-  const compute = () => computeAnalytics(db, pageId, period, audiences);
-  if (query.endDate === undefined) return compute();
+  await needs.page(db, pageId);
+  if (query.endDate === undefined) {
+    const wholeHours = await closedWholeHours(db, pageId, needs.closedHours, now);
+    const partialHour = withHourInProgress(db, pageId, now);
+    return computeAnalytics(db, pageId, period, needs, { wholeHours, partialHour });
+  }
   const version = await analyticsVersion(db, pageId);
-  return kept.answer(`${db.tenantId} ${pageId} ${period.start} ${period.end}`, version, compute);
+  return needs.kept.answer(`${db.tenantId} ${pageId} ${period.start} ${period.end}`, version, () =>
+    computeAnalytics(db, pageId, period, needs, {
+      wholeHours: fromRunningTotals(db),
+      partialHour: fromSessions(db, pageId),
+    }),
+  );
 }

@@ -86,6 +86,19 @@ export async function analyticsVersion(db: Db, pageId: string): Promise<number> 
   return Number((await db.first(versionOfPage, { pageId }))?.n ?? 0);
 }
 
+const versionOfClosedHours = compiled((db: Db) =>
+  db.selectFrom('closed_hour_versions').select((eb) => eb.fn.sum<number | string>('n').as('n')),
+);
+
+/**
+ * The version of the tenant's running totals at the hours that have ended (migration 0036): it moves
+ * when a committed change moves one of them, and never returns to an earlier value. 0 for a tenant
+ * without any.
+ */
+export async function closedHoursVersion(db: Db): Promise<number> {
+  return Number((await db.first(versionOfClosedHours, {}))?.n ?? 0);
+}
+
 export function findSession(db: Db, id: string): Promise<SessionRow | undefined> {
   return db.first(byId, { id });
 }
@@ -177,6 +190,19 @@ export async function runningTotals(
     .where('audience_running_stats.hour', '=', 0)
     .execute();
   return rows as AudienceTotals[];
+}
+
+/**
+ * Totals per audience, every arm together, of the hour that starts at `hour`, from the hourly
+ * rollups: of every audience of the tenant with sessions in it (an answer keeps its page's).
+ */
+export function hourTotals(db: TenantDb<SessionsTables>, hour: number): Promise<AudienceTotals[]> {
+  return db
+    .selectFrom('audience_hourly_stats')
+    .select((eb) => ['audience_id', ...TOTAL_FIELDS.map((field) => eb.fn.sum<number>(field).as(field))])
+    .where('hour', '=', hour)
+    .groupBy('audience_id')
+    .execute();
 }
 
 const converted = sql<number>`CASE WHEN cta_clicks > 0 OR form_submits > 0 THEN 1 ELSE 0 END`;

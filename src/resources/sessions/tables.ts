@@ -104,6 +104,17 @@ export interface AnalyticsVersionsTable {
   n: number;
 }
 
+/**
+ * One stripe of the version of a tenant's closed hours (migration 0036): triggers add one to it when
+ * a change moves a running total of an hour that has ended. A tenant's version is the sum of its
+ * stripes.
+ */
+export interface ClosedHourVersionsTable {
+  tenant_id: string;
+  stripe: number;
+  n: number;
+}
+
 export type SessionsTables = {
   sessions: SessionsTable;
   audience_stat_changes: AudienceStatChangesTable;
@@ -111,4 +122,5 @@ export type SessionsTables = {
   audience_daily_stats: AudienceDailyStatsTable;
   audience_running_stats: AudienceRunningStatsTable;
   analytics_versions: AnalyticsVersionsTable;
+  closed_hour_versions: ClosedHourVersionsTable;
 };
