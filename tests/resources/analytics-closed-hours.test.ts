@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import type { TenantDb } from '../../src/db/tenant-db.ts';
-import { CLOSING_MS, type Visit } from '../../src/resources/sessions/service.ts';
+import { CLOSING_MS, } from '../../src/resources/sessions/service.ts';
 import { closedHoursVersion, TOTAL_FIELDS } from '../../src/resources/sessions/store.ts';
 import type { SessionsTables } from '../../src/resources/sessions/tables.ts';
 import { recordVisit } from '../../src/workflows/visits/service.ts';
@@ -11,6 +11,7 @@ import { anyTables } from '../helpers/any-tables.ts';
 import { itemOf, storedSessions } from '../helpers/expected-analytics.ts';
 import { QueryCounter } from '../helpers/query-counter.ts';
 import { type Client, onPostgres, startServer, type TestServer, testDatabase } from '../helpers/server.ts';
+import { type TrackedPage, trackedPage } from '../helpers/tracked-page.ts';
 
 // A period that ends now (the console's presets) keeps the sums of its whole hours with the version
 // of the tenant's closed hours (migration 0036) and reads only its partial hours afresh. Here: that
@@ -50,64 +51,8 @@ async function untilMidHour(): Promise<void> {
   else if (intoHour > HOUR - 30_000) await sleep(HOUR - intoHour + CLOSING_MS + 5_000);
 }
 
-interface Tracked {
-  pageId: string;
-  audiences: string[];
-  db: TenantDb;
-  /** Records a session of audience `audience` that starts at `at`; a CTA click when `converts`; every third in the baseline arm. */
-  session(at: number, audience?: number, converts?: boolean): Promise<Visit>;
-}
-
-let pages = 0;
-async function trackedPage(): Promise<Tracked> {
-  const pageId = (
-    await api.post('/v0/pages', {
-      name: 'Closed hours',
-      pageContext: 'C.',
-      brandId: 'b',
-      actions: [{ actionId: 'cta', buttonTitle: 'Go', actionType: 'link' }],
-      actionCardWidgets: [],
-      scripts: [],
-    })
-  ).body.pageId;
-  const audiences: string[] = [];
-  for (let i = 0; i < 3; i++)
-    audiences.push((await api.post(`/v0/pages/${pageId}/audiences`, {})).body.audienceId);
-  const link = await api.post('/v0/page_links', {
-    path: `/closed-${++pages}`,
-    target: { targetType: 'audience', audienceId: audiences[0] },
-  });
-  const db = server.database.forTenant(api.tenantId);
-  let sessions = 0;
-  return {
-    pageId,
-    audiences,
-    db,
-    async session(at, audience = 0, converts = false) {
-      const visit: Visit = {
-        sessionId: `closed-${pages}-${++sessions}`,
-        pageId,
-        audienceId: audiences[audience] as string,
-        pageLinkId: link.body.pageLinkId,
-        arm: sessions % 3 === 0 ? 'baseline' : 'personalized',
-      };
-      await recordVisit(
-        db,
-        visit,
-        [
-          { type: 'session_start', at },
-          { type: 'time', at, ms: 4_000 + sessions * 1_000 },
-          ...(converts ? [{ type: 'cta_click' as const, at, actionId: 'cta' }] : []),
-        ],
-        at,
-      );
-      return visit;
-    },
-  };
-}
-
 /** The answer of `node` for the period from `start` to now, checked against the stored sessions. */
-async function expectExact(page: Tracked, start: number, node = server): Promise<void> {
+async function expectExact(page: TrackedPage, start: number, node = server): Promise<void> {
   const stored = await storedSessions(base, page.pageId);
   const response = await fetch(
     `${node.url}/v0/pages/${page.pageId}/analytics/audiences?startDate=%2B${start}`,
@@ -130,7 +75,7 @@ describe('analytics of a period that ends now', () => {
     const now = Date.now();
     const hourStart = now - (now % HOUR);
     const start = hourStart - 5 * HOUR - 17 * MINUTE;
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 3);
     // A partial hour at the start, whole hours, and the hour in progress.
     for (const [n, at] of [start + MINUTE, start + HOUR, hourStart - 2 * HOUR, hourStart - 1].entries())
       await page.session(at, n % 3, n % 2 === 0);
@@ -165,7 +110,7 @@ describe('analytics of a period that ends now', () => {
     const now = Date.now();
     const hourStart = now - (now % HOUR);
     const start = hourStart - 3 * HOUR;
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 3);
     const earlier = await page.session(hourStart - 2 * HOUR + 10 * MINUTE);
     await page.session(hourStart - HOUR + 5 * MINUTE, 1);
     for (const node of [server, other]) await expectExact(page, start, node);
@@ -201,7 +146,7 @@ describe("the closed hours' version", () => {
 
   it('moves with every total of an hour that has ended, and a delete; not with the hour in progress or a change of nothing', async () => {
     await untilMidHour();
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 3);
     const hourStart = Date.now() - (Date.now() % HOUR);
     await page.session(hourStart - 2 * HOUR);
     await page.session(hourStart + 1, 1);
@@ -240,7 +185,7 @@ describe("the closed hours' version", () => {
 
   it("is the tenant's own", async () => {
     await untilMidHour();
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 3);
     const stranger = server.database.forTenant(
       (await server.newTenant()).tenantId,
     ) as TenantDb<SessionsTables>;

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
-import type { TenantDb } from '../../src/db/tenant-db.ts';
 import { AudienceAnalyticsItem } from '../../src/resources/sessions/schema.ts';
-import type { Visit } from '../../src/resources/sessions/service.ts';
 import { recordVisit } from '../../src/workflows/visits/service.ts';
 import { anyTables } from '../helpers/any-tables.ts';
 import { QueryCounter } from '../helpers/query-counter.ts';
 import { type Client, startServer, type TestServer, testDatabase } from '../helpers/server.ts';
+import { type TrackedPage, trackedPage } from '../helpers/tracked-page.ts';
 
 // The analytics of a period with a fixed end are kept per process with the version of the page's
 // data (migration 0029) and served again while it has not moved: here, that a kept answer is the
@@ -38,63 +37,8 @@ afterAll(async () => {
   await base.close();
 });
 
-interface Tracked {
-  pageId: string;
-  audiences: string[];
-  db: TenantDb;
-  /** Records a session of the first audience that starts at `at`, with a CTA click when `converts`. */
-  session(at: number, converts?: boolean): Promise<Visit>;
-}
-
-let pages = 0;
-async function trackedPage(): Promise<Tracked> {
-  const pageId = (
-    await api.post('/v0/pages', {
-      name: 'Kept',
-      pageContext: 'C.',
-      brandId: 'b',
-      actions: [{ actionId: 'cta', buttonTitle: 'Go', actionType: 'link' }],
-      actionCardWidgets: [],
-      scripts: [],
-    })
-  ).body.pageId;
-  const audiences: string[] = [];
-  for (let i = 0; i < 2; i++)
-    audiences.push((await api.post(`/v0/pages/${pageId}/audiences`, {})).body.audienceId);
-  const link = await api.post('/v0/page_links', {
-    path: `/kept-${++pages}`,
-    target: { targetType: 'audience', audienceId: audiences[0] },
-  });
-  const db = server.database.forTenant(api.tenantId);
-  let sessions = 0;
-  return {
-    pageId,
-    audiences,
-    db,
-    async session(at, converts = false) {
-      const visit: Visit = {
-        sessionId: `kept-${pages}-${++sessions}`,
-        pageId,
-        audienceId: audiences[0] as string,
-        pageLinkId: link.body.pageLinkId,
-        arm: 'personalized',
-      };
-      await recordVisit(
-        db,
-        visit,
-        [
-          { type: 'session_start', at },
-          ...(converts ? [{ type: 'cta_click' as const, at, actionId: 'cta' }] : []),
-        ],
-        at,
-      );
-      return visit;
-    },
-  };
-}
-
 /** The answer's text and items, from `node`. */
-async function analytics(page: Tracked, query = PERIOD, node = server) {
+async function analytics(page: TrackedPage, query = PERIOD, node = server) {
   const response = await fetch(`${node.url}/v0/pages/${page.pageId}/analytics/audiences?${query}`, {
     headers: { 'x-api-key': api.apiKey as string },
   });
@@ -105,15 +49,15 @@ async function analytics(page: Tracked, query = PERIOD, node = server) {
 }
 
 /** The first audience's item of the answer of `node`. */
-async function firstAudience(page: Tracked, node = server, query = PERIOD) {
+async function firstAudience(page: TrackedPage, node = server, query = PERIOD) {
   return (await analytics(page, query, node)).items.find((item) => item.audienceId === page.audiences[0]);
 }
 
 describe('kept analytics answers', () => {
   it('serve a fixed period again, the same bytes, reading only the page and the version', async () => {
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 2);
     // A partial hour at each end and one whole hour.
-    for (const at of [START + MINUTE, START + HOUR, END - MINUTE]) await page.session(at, true);
+    for (const at of [START + MINUTE, START + HOUR, END - MINUTE]) await page.session(at, 0, true);
     queries.count = 0;
     const computed = await analytics(page);
     const computing = queries.count;
@@ -135,7 +79,7 @@ describe('kept analytics answers', () => {
   });
 
   it('show a new session, and a session that changes, in the next answer of every node', async () => {
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 2);
     await page.session(START + HOUR);
     for (const node of [server, other]) {
       expect(await firstAudience(page, node)).toMatchObject({ totalSessions: 1, conversionCount: 0 });
@@ -156,7 +100,7 @@ describe('kept analytics answers', () => {
   });
 
   it('show a new audience of the page in the next answer', async () => {
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 2);
     expect((await analytics(page)).items).toHaveLength(2);
     await api.post(`/v0/pages/${page.pageId}/audiences`, {});
     expect((await analytics(page)).items).toHaveLength(3);
@@ -164,7 +108,7 @@ describe('kept analytics answers', () => {
   });
 
   it('move with any write to the sessions or running totals, not only ingestion', async () => {
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 2);
     const edge = await page.session(START + MINUTE);
     await page.session(START + HOUR);
     expect(await firstAudience(page)).toMatchObject({ totalSessions: 2, ctaSessions: 0 });
@@ -186,7 +130,7 @@ describe('kept analytics answers', () => {
   });
 
   it('are not kept for a period that ends now: it moves with the clock', async () => {
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 2);
     const lastHour = `startDate=%2B${Date.now() - HOUR}`;
     // A session that starts a moment from now (a clock ahead): no write comes when the end passes it.
     await page.session(Date.now() + 1500);
@@ -197,7 +141,7 @@ describe('kept analytics answers', () => {
   });
 
   it('answer 404 for a page that is not the tenant’s, kept answers or not', async () => {
-    const page = await trackedPage();
+    const page = await trackedPage(server, api, 2);
     await analytics(page);
     const stranger = await server.newTenant();
     const response = await stranger.get(`/v0/pages/${page.pageId}/analytics/audiences?${PERIOD}`);
