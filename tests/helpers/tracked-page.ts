@@ -11,7 +11,8 @@ export interface TrackedPage {
   db: TenantDb;
   /**
    * Records a session of the `audience`th audience that starts at `at`, with some time spent, and a
-   * CTA click when `converts`; every third is in the baseline arm.
+   * CTA click when `converts`; every third is in the baseline arm, and every fifth counts in
+   * analytics only (outside the lift, as its client address's limit would have it).
    */
   session(at: number, audience?: number, converts?: boolean): Promise<Visit>;
 }
@@ -66,6 +67,7 @@ export async function trackedPage(
           ...(converts ? [{ type: 'cta_click' as const, at, actionId: 'cta' }] : []),
         ],
         at,
+        async () => ({ inLift: n % 5 !== 0 }),
       );
       return visit;
     },

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Engine } from './frozen/engine.ts';
 import { createTrigger } from './frozen/trigger-v1.ts';
 
@@ -22,11 +22,83 @@ const HOUR_IN_PROGRESS = {
   postgres: `(floor(extract(epoch FROM clock_timestamp()) / 3600) * 3600000)::bigint`,
 } as const;
 
-function bump(engine: Engine, row: 'NEW' | 'OLD'): string {
-  const last = `substr(${row}.audience_id, length(${row}.audience_id), 1)`;
-  const stripe = `(${engine === 'sqlite' ? 'unicode' : 'ascii'}(${last}) % ${STRIPES})`;
-  return `INSERT INTO closed_hour_versions (tenant_id, stripe, n) VALUES (${row}.tenant_id, ${stripe}, 1)
-    ON CONFLICT (tenant_id, stripe) DO UPDATE SET n = closed_hour_versions.n + 1`;
+const STRIPE = (engine: Engine, audience: string) =>
+  `(${engine === 'sqlite' ? 'unicode' : 'ascii'}(substr(${audience}, length(${audience}), 1)) % ${STRIPES})`;
+
+const ADD_ONE = 'ON CONFLICT (tenant_id, stripe) DO UPDATE SET n = closed_hour_versions.n + 1';
+
+/** A total of an updated row moved (`NEW` and `OLD` the row after and before). */
+const totalsMoved = (after: string, before: string) =>
+  TOTALS.map((column) => `${after}.${column} <> ${before}.${column}`).join(' OR ');
+
+/**
+ * SQLite: row triggers, each adding one to the stripe of the row's audience when the row is of an
+ * hour that has ended (SQLite updates a row in place, so a statement over many rows costs an upsert
+ * each).
+ */
+async function rowTriggers(db: Kysely<unknown>): Promise<void> {
+  const bump = (row: 'NEW' | 'OLD') =>
+    `INSERT INTO closed_hour_versions (tenant_id, stripe, n) VALUES (${row}.tenant_id, ${STRIPE('sqlite', `${row}.audience_id`)}, 1) ${ADD_ONE}`;
+  await createTrigger(db, 'sqlite', {
+    name: 'running_stats_changed_in_closed_hours',
+    table: 'audience_running_stats',
+    event: `UPDATE OF ${TOTALS.join(', ')}`,
+    when: `NEW.hour < ${HOUR_IN_PROGRESS.sqlite} AND (${totalsMoved('NEW', 'OLD')})`,
+    statements: [bump('NEW')],
+  });
+  await createTrigger(db, 'sqlite', {
+    name: 'running_stats_removed_in_closed_hours',
+    table: 'audience_running_stats',
+    event: 'DELETE',
+    when: `OLD.hour < ${HOUR_IN_PROGRESS.sqlite}`,
+    statements: [bump('OLD')],
+  });
+}
+
+/**
+ * PostgreSQL: statement triggers, adding one to each stripe with a row of an hour that has ended
+ * among the statement's rows, from its transition tables. A row trigger would update a stripe's row
+ * once per row, and PostgreSQL writes a new version of a row at each update, which the next update
+ * of the same transaction walks past: a statement over many past hours (a backfill, a purge) would
+ * take time in the square of its rows (0029 says the same of the page's version). Grouped and
+ * ordered by stripe, so that two statements lock the stripes they share in the same order.
+ */
+async function statementTriggers(db: Kysely<unknown>): Promise<void> {
+  const triggers = [
+    {
+      name: 'running_stats_changed_in_closed_hours',
+      event: 'UPDATE',
+      referencing: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+      rows: `new_rows JOIN old_rows USING (tenant_id, audience_id, hour)
+        WHERE new_rows.hour < ${HOUR_IN_PROGRESS.postgres} AND (${totalsMoved('new_rows', 'old_rows')})`,
+      row: 'new_rows',
+    },
+    {
+      name: 'running_stats_removed_in_closed_hours',
+      event: 'DELETE',
+      referencing: 'OLD TABLE AS old_rows',
+      rows: `old_rows WHERE old_rows.hour < ${HOUR_IN_PROGRESS.postgres}`,
+      row: 'old_rows',
+    },
+  ];
+  for (const { name, event, referencing, rows, row } of triggers) {
+    await sql
+      .raw(
+        `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+           INSERT INTO closed_hour_versions (tenant_id, stripe, n)
+           SELECT ${row}.tenant_id, ${STRIPE('postgres', `${row}.audience_id`)}, 1 FROM ${rows}
+           GROUP BY 1, 2 ORDER BY 1, 2 ${ADD_ONE};
+           RETURN NULL;
+         END $$`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `CREATE TRIGGER ${name} AFTER ${event} ON audience_running_stats REFERENCING ${referencing}
+         FOR EACH STATEMENT EXECUTE FUNCTION ${name}()`,
+      )
+      .execute(db);
+  }
 }
 
 /**
@@ -34,9 +106,9 @@ function bump(engine: Engine, row: 'NEW' | 'OLD'): string {
  * it when a change moves a running total of an hour before the one in progress (on the database's
  * clock). Analytics of a period that ends now keep the sums of its whole hours, which end before the
  * hour in progress, with this version, and compute only the partial hours afresh
- * (src/resources/sessions/closed-hours.ts). Ingestion writes to the hour in progress almost always,
- * so the version stands still while sessions arrive, where the page's version (0029) moves with
- * every one of them.
+ * (src/resources/sessions/service.ts). Ingestion writes to the hour in progress almost always, so
+ * the version stands still while sessions arrive, where the page's version (0029) moves with every
+ * one of them.
  *
  * No insert trigger: a new row copies the totals of the row before it (0027), which leaves every
  * sum unchanged; the update that follows moves them. The upsert that locks an audience's row at
@@ -50,19 +122,5 @@ export async function up(db: Kysely<unknown>, engine: Engine): Promise<void> {
     .addColumn('n', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('closed_hour_versions_pk', ['tenant_id', 'stripe'])
     .execute();
-  const changed = TOTALS.map((column) => `NEW.${column} <> OLD.${column}`).join(' OR ');
-  await createTrigger(db, engine, {
-    name: 'running_stats_changed_in_closed_hours',
-    table: 'audience_running_stats',
-    event: `UPDATE OF ${TOTALS.join(', ')}`,
-    when: `NEW.hour < ${HOUR_IN_PROGRESS[engine]} AND (${changed})`,
-    statements: [bump(engine, 'NEW')],
-  });
-  await createTrigger(db, engine, {
-    name: 'running_stats_removed_in_closed_hours',
-    table: 'audience_running_stats',
-    event: 'DELETE',
-    when: `OLD.hour < ${HOUR_IN_PROGRESS[engine]}`,
-    statements: [bump(engine, 'OLD')],
-  });
+  await (engine === 'sqlite' ? rowTriggers(db) : statementTriggers(db));
 }
