@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/connection.ts';
 import type { TenantDb } from '../../src/db/tenant-db.ts';
-import { CLOSING_MS, } from '../../src/resources/sessions/service.ts';
+import { CLOSING_MS } from '../../src/resources/sessions/service.ts';
 import { closedHoursVersion, TOTAL_FIELDS } from '../../src/resources/sessions/store.ts';
 import type { SessionsTables } from '../../src/resources/sessions/tables.ts';
 import { recordVisit } from '../../src/workflows/visits/service.ts';
@@ -133,54 +133,44 @@ describe('analytics of a period that ends now', () => {
 });
 
 describe("the closed hours' version", () => {
-  /** The running totals of the tenant's first audience with a row before the hour in progress. */
-  async function pastRow(db: TenantDb<SessionsTables>) {
-    return db
-      .selectFrom('audience_running_stats')
-      .selectAll()
-      .where('hour', '>', 0)
-      .where('hour', '<', Date.now() - HOUR)
-      .orderBy('hour')
-      .executeTakeFirstOrThrow();
-  }
-
-  it('moves with every total of an hour that has ended, and a delete; not with the hour in progress or a change of nothing', async () => {
+  it('moves with every total of an hour that has ended, its insert and its delete; not with the hour in progress or a change of nothing', async () => {
     await untilMidHour();
     const page = await trackedPage(server, api, 3);
     const hourStart = Date.now() - (Date.now() % HOUR);
     await page.session(hourStart - 2 * HOUR);
     await page.session(hourStart + 1, 1);
     const db = page.db as TenantDb<SessionsTables>;
-    const past = await pastRow(db);
-    const running = anyTables(server.database);
+    const hourly = anyTables(server.database);
     const version = () => closedHoursVersion(db);
+    const ofHour = (audience: number, hour: number) =>
+      hourly
+        .updateTable('audience_hourly_stats')
+        .where('audience_id', '=', page.audiences[audience] as string)
+        .where('hour', '=', hour);
     for (const field of TOTAL_FIELDS) {
       const before = await version();
-      await running
-        .updateTable('audience_running_stats')
+      await ofHour(0, hourStart - 2 * HOUR)
         .set({ [field]: sql`${sql.ref(field)} + 1` })
-        .where('audience_id', '=', past.audience_id)
-        .where('hour', '=', past.hour)
         .execute();
       expect(await version(), field).toBeGreaterThan(before);
     }
     const unmoved = await version();
-    // The hour in progress, and an update that changes no total (the lock of an audience's writers).
-    await running
-      .updateTable('audience_running_stats')
-      .set({ sessions: sql`sessions + 1` })
-      .where('audience_id', '=', page.audiences[1] as string)
-      .where('hour', '=', hourStart)
-      .execute();
-    await running
-      .updateTable('audience_running_stats')
-      .set({ sessions: sql`sessions` })
-      .where('audience_id', '=', past.audience_id)
-      .execute();
+    // The hour in progress, a new session in it, and an update that changes no total.
+    await ofHour(1, hourStart).set({ sessions: sql`sessions + 1` }).execute();
     await page.session(Date.now(), 2);
+    await ofHour(0, hourStart - 2 * HOUR)
+      .set({ sessions: sql`sessions` })
+      .execute();
     expect(await version()).toBe(unmoved);
-    await running.deleteFrom('audience_running_stats').where('audience_id', '=', past.audience_id).execute();
-    expect(await version()).toBeGreaterThan(unmoved);
+    // A session of an hour that has ended starts its hourly row.
+    await page.session(hourStart - 3 * HOUR, 2);
+    const inserted = await version();
+    expect(inserted).toBeGreaterThan(unmoved);
+    await hourly
+      .deleteFrom('audience_hourly_stats')
+      .where('audience_id', '=', page.audiences[0] as string)
+      .execute();
+    expect(await version()).toBeGreaterThan(inserted);
   });
 
   it("is the tenant's own", async () => {
@@ -198,19 +188,25 @@ describe("the closed hours' version", () => {
 
 // The triggers are the declaration of what invalidates the kept sums: both engines have each.
 describe("the closed hours' triggers", () => {
-  it('are on the running totals, for their updates and deletes', async () => {
+  it('are on the hourly rollups, for their inserts, updates and deletes', async () => {
     const names = onPostgres
       ? (
           await sql<{ name: string }>`SELECT tgname AS name FROM pg_trigger
-            WHERE tgrelid = 'audience_running_stats'::regclass AND NOT tgisinternal`.execute(anyTables(base))
+            WHERE tgrelid = 'audience_hourly_stats'::regclass AND NOT tgisinternal`.execute(anyTables(base))
         ).rows
       : (
           await sql<{ name: string }>`SELECT name FROM sqlite_master
-            WHERE type = 'trigger' AND tbl_name = 'audience_running_stats'`.execute(anyTables(base))
+            WHERE type = 'trigger' AND tbl_name = 'audience_hourly_stats'`.execute(anyTables(base))
         ).rows;
-    expect(names.map((row) => row.name).sort()).toEqual([
-      'running_stats_changed_in_closed_hours',
-      'running_stats_removed_in_closed_hours',
+    expect(
+      names
+        .map((row) => row.name)
+        .filter((name) => name.endsWith('_in_closed_hours'))
+        .sort(),
+    ).toEqual([
+      'hourly_stats_added_in_closed_hours',
+      'hourly_stats_changed_in_closed_hours',
+      'hourly_stats_removed_in_closed_hours',
     ]);
   });
 });

@@ -106,7 +106,7 @@ export interface AnalyticsVersionsTable {
 
 /**
  * One stripe of the version of a tenant's closed hours (migration 0036): triggers add one to it when
- * a change moves a running total of an hour that has ended. A tenant's version is the sum of its
+ * a change moves an hourly rollup of an hour that has ended. A tenant's version is the sum of its
  * stripes.
  */
 export interface ClosedHourVersionsTable {
