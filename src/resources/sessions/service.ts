@@ -309,23 +309,24 @@ export const closedHoursSize = (sums: ReadonlyMap<string, Totals>) => sums.size 
  * The sums of the whole hours of a period that ends now, kept with the tenant's closed hours'
  * version (migration 0036) read before they are computed: the whole hours end where the hour in
  * progress starts, and arriving sessions write to that one, so the kept sums stand while they
- * arrive. In the first CLOSING_MS of an hour they are computed every time. An audience new since
+ * arrive. In the first CLOSING_MS of an hour they are computed every time, and the version is not
+ * read. An audience new since
  * they were kept has no session in them (it would have moved the version), so the sums hold for it.
  */
-async function closedWholeHours(
+function closedWholeHours(
   db: TenantDb,
   pageId: string,
   closedHours: KeptAnswers<ReadonlyMap<string, Totals>>,
   now: number,
-): Promise<WholeHours> {
+): WholeHours {
   const compute = fromRunningTotals(db);
-  const version = await closedHoursVersion(db);
-  return (audienceIds, whole) =>
-    now < whole.end + CLOSING_MS
-      ? compute(audienceIds, whole)
-      : closedHours.answer(`${db.tenantId} ${pageId} ${whole.start} ${whole.end}`, version, () =>
-          compute(audienceIds, whole),
-        );
+  return async (audienceIds, whole) => {
+    if (now < whole.end + CLOSING_MS) return compute(audienceIds, whole);
+    const version = await closedHoursVersion(db);
+    return closedHours.answer(`${db.tenantId} ${pageId} ${whole.start} ${whole.end}`, version, () =>
+      compute(audienceIds, whole),
+    );
+  };
 }
 
 /** What the analytics of a page draw on from the other resources (src/wiring.ts answers). */
@@ -362,7 +363,7 @@ export async function audienceAnalytics(
   const period = periodOf(query, now);
   await needs.page(db, pageId);
   if (query.endDate === undefined) {
-    const wholeHours = await closedWholeHours(db, pageId, needs.closedHours, now);
+    const wholeHours = closedWholeHours(db, pageId, needs.closedHours, now);
     const partialHour = withHourInProgress(db, pageId, now);
     return computeAnalytics(db, pageId, period, needs, { wholeHours, partialHour });
   }

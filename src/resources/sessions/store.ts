@@ -92,8 +92,8 @@ const versionOfClosedHours = compiled((db: Db) =>
 
 /**
  * The version of the tenant's rollups (and so running totals) of the hours that have ended
- * (migration 0036): it moves when a committed change moves one of them, and never returns to an earlier value. 0 for a tenant
- * without any.
+ * (migration 0036): it moves when a committed change moves one of them, and never returns to an
+ * earlier value. 0 for a tenant without any.
  */
 export async function closedHoursVersion(db: Db): Promise<number> {
   return Number((await db.first(versionOfClosedHours, {}))?.n ?? 0);
